@@ -1,0 +1,67 @@
+"""verdictpack: verdict-grade tests of LLM-judge bias relative to humans.
+
+The public API. Everything else lives in private ``_module.py`` files, one per layer:
+compiler, sizing, sequential core, judges, stimuli, human, engine, battery, audit, seal, report.
+"""
+
+from __future__ import annotations
+
+from verdictpack._cli import run_config
+from verdictpack._compiler import Construct, compile_construct
+from verdictpack._errors import (
+    ConfigError,
+    Defect,
+    InputError,
+    OutputError,
+    UsageError,
+    VerdictpackError,
+)
+from verdictpack._results import Figure, dump_json, to_jsonable
+from verdictpack._stats import (
+    binomial_power,
+    binomial_region,
+    binomial_sample_size,
+    cohens_h,
+    h_from_odds_ratio,
+    p_from_h,
+    p_from_odds_ratio,
+    phi,
+    phi_inv,
+    simulate_t_power,
+    t_power,
+    t_sample_size,
+    two_proportion_n,
+    two_proportion_power,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "Construct",
+    "Defect",
+    "Figure",
+    "InputError",
+    "OutputError",
+    "UsageError",
+    "VerdictpackError",
+    "__version__",
+    "binomial_power",
+    "binomial_region",
+    "binomial_sample_size",
+    "cohens_h",
+    "compile_construct",
+    "dump_json",
+    "h_from_odds_ratio",
+    "p_from_h",
+    "p_from_odds_ratio",
+    "phi",
+    "phi_inv",
+    "run_config",
+    "simulate_t_power",
+    "t_power",
+    "t_sample_size",
+    "to_jsonable",
+    "two_proportion_n",
+    "two_proportion_power",
+]

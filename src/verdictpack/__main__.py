@@ -1,0 +1,3 @@
+from verdictpack._cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,182 @@
+"""The command line: a thin shell over the layers.
+
+    verdictpack CONFIG.json [--out DIR] [--force] [--workers N] [--executor local|dask]
+                            [--scheduler ADDRESS] [--quiet]
+    verdictpack schema KIND
+    verdictpack audit RUN_DIR [RUN_DIR ...]
+    verdictpack seal-test [--keep DIR]
+    verdictpack reproduce --out DIR
+
+Exit codes: 0 success; 2 config, usage or output refused (every defect printed, one per line,
+nothing written); 1 unexpected failure (a bug: one line on stderr, no traceback unless --debug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import NoReturn
+
+from verdictpack._errors import ConfigError, Defect, UsageError, VerdictpackError
+
+__all__ = ["KINDS", "load_layer", "main", "run_config"]
+
+# kind -> module holding LAYER; imported lazily so start-up stays cheap
+KINDS: dict[str, str] = {
+    "sizing": "verdictpack._sizing",
+    "verdict": "verdictpack._verdict",
+    "judges": "verdictpack._panel",
+    "engine": "verdictpack._engine",
+    "battery": "verdictpack._battery",
+}
+SUBCOMMANDS = ("schema", "audit", "seal-test", "reproduce")
+
+
+def load_layer(kind: str):  # type: ignore[no-untyped-def]
+    """The Layer object of a config kind."""
+    module = importlib.import_module(KINDS[kind])
+    return module.LAYER
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message}\n{self.format_usage().strip()}")
+
+
+def _run_parser() -> _Parser:
+    p = _Parser(
+        prog="verdictpack",
+        description="Run one verdictpack config (kinds: " + ", ".join(KINDS) + "). "
+        "Other commands: " + ", ".join(SUBCOMMANDS) + ".",
+    )
+    p.add_argument("config", help="the JSON config file (the only input read)")
+    p.add_argument("--out", help="write report.md, results.json and the layer's files here")
+    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
+    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--executor", choices=("local", "dask"), default="local")
+    p.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+def run_config(
+    config: str,
+    out: str | None = None,
+    *,
+    force: bool = False,
+    workers: int = 1,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> dict[str, str]:
+    """Run one config; return the rendered files (and write them to ``out`` if given)."""
+    from verdictpack._compiler import load_source, parse_config
+    from verdictpack._layer import RunOptions
+    from verdictpack._output import write_outputs
+    from verdictpack._provenance import render_provenance
+
+    if workers < 1:
+        raise UsageError(f"--workers: expected an integer >= 1; received {workers}")
+    if executor == "dask" and not scheduler:
+        raise UsageError("--executor dask: expected --scheduler ADDRESS; received none")
+    source = load_source(config)
+    raw = source.json()
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    if kind not in KINDS:
+        received = raw.get("kind", "(missing)") if isinstance(raw, dict) else raw
+        raise ConfigError(
+            [Defect(source.display, "$.kind", received, "one of " + ", ".join(KINDS))]
+        )
+    layer = load_layer(kind)
+    parsed = parse_config(source, layer.model, layer.rules)
+    options = RunOptions(workers=workers, executor=executor, scheduler=scheduler, progress=progress)
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    result = layer.run(parsed, source, options)
+    files = dict(layer.render(result))
+    elapsed = time.perf_counter() - t0
+    wall = {
+        "started_utc": started.isoformat(timespec="seconds"),
+        "elapsed_seconds": round(elapsed, 3),
+        "workers": workers,
+        "executor": executor,
+    }
+    files["provenance.json"] = render_provenance(result.provenance, wall)
+    if out is not None:
+        write_outputs(out, files, force=force)
+    return files
+
+
+def _schema(argv: Sequence[str]) -> int:
+    if len(argv) != 1 or argv[0] not in KINDS:
+        got = " ".join(argv) if argv else "(nothing)"
+        raise UsageError(
+            f"verdictpack schema: expected one kind from {', '.join(KINDS)}; received {got}"
+        )
+    layer = load_layer(argv[0])
+    schema = layer.model.model_json_schema()
+    schema["title"] = f"verdictpack {argv[0]} config"
+    sys.stdout.write(json.dumps(schema, indent=2) + "\n")
+    return 0
+
+
+def _dispatch(argv: Sequence[str]) -> int:
+    if argv and argv[0] == "schema":
+        return _schema(argv[1:])
+    if argv and argv[0] in ("audit", "seal-test", "reproduce"):
+        module = importlib.import_module(
+            {
+                "audit": "verdictpack._audit",
+                "seal-test": "verdictpack._seal",
+                "reproduce": "verdictpack._reproduce",
+            }[argv[0]]
+        )
+        return int(module.cli(list(argv[1:])))
+    args = _run_parser().parse_args(argv)
+    files = run_config(
+        args.config,
+        args.out,
+        force=args.force,
+        workers=args.workers,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        progress=(not args.quiet) and sys.stderr.isatty(),
+    )
+    if args.out is None:
+        sys.stdout.write(files["report.md"])
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        return _dispatch(argv)
+    except ConfigError as exc:
+        for defect in exc.defects:
+            print(defect.message(), file=sys.stderr)
+        print(
+            f"verdictpack: config refused ({len(exc.defects)} defect(s)); nothing written",
+            file=sys.stderr,
+        )
+        return 2
+    except VerdictpackError as exc:
+        print(f"verdictpack: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("verdictpack: interrupted; nothing written", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the last line of defence: a bug, reported without a traceback
+        if debug:
+            raise
+        print(
+            f"verdictpack: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
+            file=sys.stderr,
+        )
+        return 1

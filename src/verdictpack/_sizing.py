@@ -1,0 +1,508 @@
+"""The sizing layer (kind ``sizing``): exact sample sizes, standard and decisive side by side.
+
+Each arm of the protocol is sized at every design point:
+
+* ``paired_t`` / ``one_sample_t``: exact power from the noncentral t (both rejection tails), the
+  smallest n reaching the target, the normal-approximation n beside it, the power at the protocol's
+  current n, and a seeded simulation of the t test with *estimated* variance at each size, compared
+  with the exact power (never with the target);
+* ``binomial``: one-sample exact binomial; the critical region from the null (equal tails when
+  two-sided), the achieved alpha, the first n reaching the target and the stable n from which every
+  larger n does (the saw-tooth), with the closed-form normal n beside it;
+* ``two_proportions``: the construct's own contrast (human baseline against the governing threshold,
+  both thresholds converted to Cohen's h), closed form on the arcsine scale.
+
+A design point's ``alpha`` is two-sided; a one-sided arm is tested at ``alpha / 2`` (the same tail).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from verdictpack import _stats
+from verdictpack._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    construct_rules,
+)
+from verdictpack._layer import Layer, RunOptions
+from verdictpack._provenance import Provenance, provenance
+from verdictpack._results import Figure, closed_form, exact, simulated
+from verdictpack._rng import stream
+
+__all__ = [
+    "BinomialArmResult",
+    "DesignPoint",
+    "SizingConfig",
+    "SizingResult",
+    "TArmResult",
+    "TwoProportionArmResult",
+    "run_sizing",
+    "size_binomial_arm",
+    "size_t_arm",
+]
+
+# ----------------------------------------------------------------------------------------------
+# Config schema
+# ----------------------------------------------------------------------------------------------
+
+NonEmptyText = Annotated[str, Field(min_length=1)]
+
+
+class DesignPointSpec(StrictModel):
+    alpha: float = Field(gt=0.0, lt=0.5, description="two-sided significance level")
+    power: float = Field(gt=0.0, lt=1.0, description="target power")
+
+
+class DesignPoints(StrictModel):
+    standard: DesignPointSpec
+    decisive: DesignPointSpec
+
+
+class SimulationSpec(StrictModel):
+    replicates: int = Field(ge=1000, le=5_000_000, description="replicates of each simulated check")
+
+
+class TArmSpec(StrictModel):
+    test: Literal["paired_t", "one_sample_t"]
+    name: NonEmptyText
+    unit: NonEmptyText
+    dz: float = Field(gt=0.0, le=10.0, description="standardized effect (mean / sd of differences)")
+    sides: Literal[1, 2]
+    current_n: int | None = Field(default=None, ge=2, le=1_000_000)
+    check_n: list[Annotated[int, Field(ge=2, le=1_000_000)]] = Field(default_factory=list)
+
+
+class BinomialArmSpec(StrictModel):
+    test: Literal["binomial"]
+    name: NonEmptyText
+    unit: NonEmptyText
+    p0: float = Field(gt=0.0, lt=1.0, description="null rate")
+    p1: float | None = Field(default=None, gt=0.0, lt=1.0, description="alternative rate")
+    effect_h: float | None = Field(default=None, description="alternative as Cohen's h from p0")
+    sides: Literal[1, 2]
+
+
+class TwoProportionArmSpec(StrictModel):
+    test: Literal["two_proportions"]
+    name: NonEmptyText
+    unit: NonEmptyText
+    sides: Literal[1, 2]
+
+
+ArmSpec = Annotated[TArmSpec | BinomialArmSpec | TwoProportionArmSpec, Field(discriminator="test")]
+
+
+class SizingConfig(StrictModel):
+    kind: Literal["sizing"]
+    seed: int = Field(ge=0, lt=2**63, description="root seed of every simulated check")
+    construct_spec: ConstructSpec = Field(alias="construct")
+    design_points: DesignPoints
+    simulation: SimulationSpec
+    arms: list[ArmSpec] = Field(min_length=1)
+
+
+def _arm_cross(cfg: dict[str, Any]) -> Any:
+    arms = cfg.get("arms")
+    if not isinstance(arms, list):
+        return
+    names: set[str] = set()
+    for i, arm in enumerate(arms):
+        if not isinstance(arm, dict):
+            continue
+        name = arm.get("name")
+        if isinstance(name, str):
+            if name in names:
+                yield (("arms", i, "name"), name, "a name not used by another arm")
+            names.add(name)
+        if arm.get("test") != "binomial":
+            continue
+        has_p1, has_h = arm.get("p1") is not None, arm.get("effect_h") is not None
+        if has_p1 == has_h:
+            yield (
+                ("arms", i),
+                {k: arm.get(k) for k in ("p1", "effect_h")},
+                "exactly one of p1 or effect_h (the alternative)",
+            )
+            continue
+        p0 = arm.get("p0")
+        if not isinstance(p0, (int, float)) or isinstance(p0, bool) or not 0 < p0 < 1:
+            continue
+        if has_p1 and arm["p1"] == p0:
+            yield (("arms", i, "p1"), arm["p1"], "an alternative rate different from p0")
+        if has_h:
+            h = arm["effect_h"]
+            if isinstance(h, (int, float)) and not isinstance(h, bool):
+                angle = 2 * math.asin(math.sqrt(p0)) + h
+                if h == 0 or not 0 < angle < math.pi:
+                    yield (
+                        ("arms", i, "effect_h"),
+                        h,
+                        "a non-zero h whose alternative rate stays inside (0, 1) from p0",
+                    )
+
+
+RULES: tuple[CrossRule, ...] = (
+    *construct_rules(("construct",)),
+    CrossRule(at=(), check=_arm_cross),
+)
+
+# ----------------------------------------------------------------------------------------------
+# Result objects
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DesignPoint:
+    name: str
+    alpha: float
+    power: float
+
+
+@dataclass(frozen=True)
+class TDesignSize:
+    design: str
+    test_alpha: float
+    target_power: float
+    n: Figure
+    power_at_n: Figure
+    power_at_n_minus_1: Figure | None
+    normal_n: Figure
+    simulated_power_at_n: Figure
+    simulated_minus_exact_in_mcse: float
+
+
+@dataclass(frozen=True)
+class PowerAtN:
+    design: str
+    n: int
+    exact_power: Figure
+    known_variance_power: Figure
+    simulated_power: Figure | None
+    simulated_minus_exact_in_mcse: float | None
+
+
+@dataclass(frozen=True)
+class TArmResult:
+    name: str
+    test: str
+    unit: str
+    dz: float
+    sides: int
+    sizes: tuple[TDesignSize, ...]
+    current_n: int | None
+    at_current_n: tuple[PowerAtN, ...]
+    checks: tuple[PowerAtN, ...]
+
+
+@dataclass(frozen=True)
+class BinomialDesignSize:
+    design: str
+    test_alpha: float
+    target_power: float
+    first_n: Figure
+    power_at_first: Figure
+    power_at_first_minus_1: Figure | None
+    region_lower: int | None
+    region_upper: int | None
+    achieved_alpha: Figure
+    stable_n: Figure
+    power_at_stable: Figure
+    stable_region_lower: int | None
+    stable_region_upper: int | None
+    failing_between: tuple[int, ...]
+    search_horizon: int
+    normal_n: Figure
+    design_uses: str
+
+
+@dataclass(frozen=True)
+class BinomialArmResult:
+    name: str
+    test: str
+    unit: str
+    p0: float
+    p1: float
+    h: float
+    sides: int
+    direction: str
+    sizes: tuple[BinomialDesignSize, ...]
+
+
+@dataclass(frozen=True)
+class TwoProportionDesignSize:
+    design: str
+    test_alpha: float
+    target_power: float
+    n_per_group: Figure
+    total: Figure
+    power_at_n: Figure
+
+
+@dataclass(frozen=True)
+class TwoProportionArmResult:
+    name: str
+    test: str
+    unit: str
+    p0: float
+    threshold_h: float
+    threshold_odds_ratio: float
+    threshold_h_from_odds_ratio: float
+    governs: str
+    governing_h: float
+    p1: float
+    sides: int
+    sizes: tuple[TwoProportionDesignSize, ...]
+
+
+ArmResult = TArmResult | BinomialArmResult | TwoProportionArmResult
+
+
+@dataclass(frozen=True)
+class SizingResult:
+    kind: str
+    construct: Construct
+    seed: int
+    replicates: int
+    design_points: tuple[DesignPoint, ...]
+    arms: tuple[ArmResult, ...]
+    provenance: Provenance
+
+
+# ----------------------------------------------------------------------------------------------
+# Computation
+# ----------------------------------------------------------------------------------------------
+
+
+def _opt_exact(value: float | None) -> Figure | None:
+    return None if value is None else exact(value)
+
+
+def _test_alpha(point: DesignPoint, sides: int) -> float:
+    """A design point's alpha is two-sided; a one-sided test keeps one tail of it."""
+    return point.alpha if sides == 2 else point.alpha / 2.0
+
+
+def _sim_check(
+    n: int, dz: float, alpha: float, sides: int, replicates: int, seed: int, purpose: str
+) -> tuple[Figure, float]:
+    sim = _stats.simulate_t_power(n, dz, alpha, sides, replicates, stream(seed, purpose))
+    fig = simulated(sim.power, sim.mcse, sim.replicates)
+    exact_power = _stats.t_power(n, dz, alpha, sides)
+    z = (sim.power - exact_power) / sim.mcse if sim.mcse > 0 else 0.0
+    return fig, round(z, 6)
+
+
+def _known_variance_power(n: int, dz: float, alpha: float, sides: int) -> float:
+    from scipy.stats import norm
+
+    z = float(norm.isf(alpha / sides))
+    shift = dz * math.sqrt(n)
+    power = float(norm.sf(z - shift))
+    if sides == 2:
+        power += float(norm.cdf(-z - shift))
+    return power
+
+
+def _power_at(
+    point: DesignPoint, n: int, dz: float, sides: int, replicates: int | None, seed: int, tag: str
+) -> PowerAtN:
+    alpha = _test_alpha(point, sides)
+    sim: Figure | None = None
+    z: float | None = None
+    if replicates is not None:
+        sim, z = _sim_check(n, dz, alpha, sides, replicates, seed, f"{tag}/{point.name}/n={n}")
+    return PowerAtN(
+        design=point.name,
+        n=n,
+        exact_power=exact(_stats.t_power(n, dz, alpha, sides)),
+        known_variance_power=closed_form(_known_variance_power(n, dz, alpha, sides)),
+        simulated_power=sim,
+        simulated_minus_exact_in_mcse=z,
+    )
+
+
+def size_t_arm(
+    spec: TArmSpec, points: tuple[DesignPoint, ...], replicates: int, seed: int, tag: str
+) -> TArmResult:
+    sizes = []
+    for point in points:
+        alpha = _test_alpha(point, spec.sides)
+        ts = _stats.t_sample_size(spec.dz, alpha, point.power, spec.sides)
+        sim, z = _sim_check(
+            ts.n, spec.dz, alpha, spec.sides, replicates, seed, f"{tag}/{point.name}/size"
+        )
+        sizes.append(
+            TDesignSize(
+                design=point.name,
+                test_alpha=alpha,
+                target_power=point.power,
+                n=exact(ts.n),
+                power_at_n=exact(ts.power_at_n),
+                power_at_n_minus_1=_opt_exact(ts.power_at_n_minus_1),
+                normal_n=closed_form(ts.normal_n),
+                simulated_power_at_n=sim,
+                simulated_minus_exact_in_mcse=z,
+            )
+        )
+    current: tuple[PowerAtN, ...] = ()
+    if spec.current_n is not None:
+        current = tuple(
+            _power_at(p, spec.current_n, spec.dz, spec.sides, None, seed, tag) for p in points
+        )
+    checks = tuple(
+        _power_at(p, n, spec.dz, spec.sides, replicates, seed, f"{tag}/check")
+        for n in spec.check_n
+        for p in points
+    )
+    return TArmResult(
+        name=spec.name,
+        test=spec.test,
+        unit=spec.unit,
+        dz=spec.dz,
+        sides=spec.sides,
+        sizes=tuple(sizes),
+        current_n=spec.current_n,
+        at_current_n=current,
+        checks=checks,
+    )
+
+
+def size_binomial_arm(spec: BinomialArmSpec, points: tuple[DesignPoint, ...]) -> BinomialArmResult:
+    p1 = spec.p1 if spec.p1 is not None else _stats.p_from_h(spec.p0, float(spec.effect_h or 0.0))
+    direction = "greater" if p1 > spec.p0 else "less"
+    sizes = []
+    for point in points:
+        alpha = _test_alpha(point, spec.sides)
+        bs = _stats.binomial_sample_size(spec.p0, p1, alpha, point.power, spec.sides)
+        uses = (
+            "first n (the stable n is printed beside it)"
+            if bs.first_n == bs.stable_n
+            else "stable n (power dips below target between the first and the stable n)"
+        )
+        sizes.append(
+            BinomialDesignSize(
+                design=point.name,
+                test_alpha=alpha,
+                target_power=point.power,
+                first_n=exact(bs.first_n),
+                power_at_first=exact(bs.power_at_first),
+                power_at_first_minus_1=_opt_exact(bs.power_at_first_minus_1),
+                region_lower=bs.region_at_first.lower,
+                region_upper=bs.region_at_first.upper,
+                achieved_alpha=exact(bs.region_at_first.achieved_alpha),
+                stable_n=exact(bs.stable_n),
+                power_at_stable=exact(bs.power_at_stable),
+                stable_region_lower=bs.region_at_stable.lower,
+                stable_region_upper=bs.region_at_stable.upper,
+                failing_between=tuple(int(n) for n in bs.failing_between),
+                search_horizon=int(bs.n_max),
+                normal_n=closed_form(bs.normal_n),
+                design_uses=uses,
+            )
+        )
+    return BinomialArmResult(
+        name=spec.name,
+        test=spec.test,
+        unit=spec.unit,
+        p0=spec.p0,
+        p1=p1,
+        h=_stats.cohens_h(p1, spec.p0),
+        sides=spec.sides,
+        direction=direction,
+        sizes=tuple(sizes),
+    )
+
+
+def size_two_proportions(
+    spec: TwoProportionArmSpec, construct: Construct, points: tuple[DesignPoint, ...]
+) -> TwoProportionArmResult:
+    h = construct.governing_threshold_h
+    sizes = []
+    for point in points:
+        alpha = _test_alpha(point, spec.sides)
+        n = _stats.two_proportion_n(h, alpha, point.power, spec.sides)
+        sizes.append(
+            TwoProportionDesignSize(
+                design=point.name,
+                test_alpha=alpha,
+                target_power=point.power,
+                n_per_group=closed_form(n),
+                total=closed_form(2 * n),
+                power_at_n=closed_form(_stats.two_proportion_power(n, h, alpha, spec.sides)),
+            )
+        )
+    return TwoProportionArmResult(
+        name=spec.name,
+        test=spec.test,
+        unit=spec.unit,
+        p0=construct.human_baseline_rate,
+        threshold_h=construct.threshold_h,
+        threshold_odds_ratio=construct.threshold_odds_ratio,
+        threshold_h_from_odds_ratio=construct.threshold_h_from_odds_ratio,
+        governs=construct.governs,
+        governing_h=h,
+        p1=construct.p1_at_threshold,
+        sides=spec.sides,
+        sizes=tuple(sizes),
+    )
+
+
+def run_sizing(config: SizingConfig, source: ConfigSource) -> SizingResult:
+    """Size every arm of a validated sizing config."""
+    construct = compile_construct(config.construct_spec)
+    points = (
+        DesignPoint(
+            "standard", config.design_points.standard.alpha, config.design_points.standard.power
+        ),
+        DesignPoint(
+            "decisive", config.design_points.decisive.alpha, config.design_points.decisive.power
+        ),
+    )
+    reps = config.simulation.replicates
+    arms: list[ArmResult] = []
+    for i, arm in enumerate(config.arms):
+        tag = f"sizing/arm{i}"
+        if isinstance(arm, TArmSpec):
+            arms.append(size_t_arm(arm, points, reps, config.seed, tag))
+        elif isinstance(arm, BinomialArmSpec):
+            arms.append(size_binomial_arm(arm, points))
+        else:
+            arms.append(size_two_proportions(arm, construct, points))
+    return SizingResult(
+        kind="sizing",
+        construct=construct,
+        seed=config.seed,
+        replicates=reps,
+        design_points=points,
+        arms=tuple(arms),
+        provenance=provenance(source, "sizing", config.seed, {"replicates": reps}),
+    )
+
+
+def _run(config: SizingConfig, source: ConfigSource, options: RunOptions) -> SizingResult:
+    return run_sizing(config, source)
+
+
+def _render(result: SizingResult) -> dict[str, str]:
+    from verdictpack._report import render_results_json, render_sizing
+
+    return {"report.md": render_sizing(result), "results.json": render_results_json(result)}
+
+
+LAYER = Layer(
+    kind="sizing",
+    summary="exact sample sizes for every arm, standard and decisive side by side",
+    model=SizingConfig,
+    rules=RULES,
+    run=_run,
+    render=_render,
+)
