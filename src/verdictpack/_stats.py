@@ -29,10 +29,17 @@ from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import special
 
 from ._errors import InputError
 from ._results import Figure, simulated
+
+
+def _scipy_stats() -> Any:
+    """scipy.stats, imported on first use: it costs ~0.4 s, and only sizing needs it."""
+    import scipy.stats
+
+    return scipy.stats
 
 __all__ = [
     "BinomialRegion",
@@ -145,7 +152,7 @@ def _finite(value: float, what: str, **inputs: Any) -> float:
 
 
 def _z(q: float) -> float:
-    return float(stats.norm.ppf(q))
+    return float(special.ndtri(q))
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,15 +272,15 @@ def _t_power(n: int, dz: float, alpha: float, sides: int) -> float:
     """Exact t power for already-validated arguments."""
     df = n - 1
     nc = dz * math.sqrt(n)
-    c = float(stats.t.ppf(1.0 - alpha / sides, df))
+    c = float(_scipy_stats().t.ppf(1.0 - alpha / sides, df))
     _finite(c, "the t critical value", n=n, dz=dz, alpha=alpha, sides=sides)
     if sides == 1:
-        power = float(stats.nct.sf(c, df, abs(nc)))
+        power = float(_scipy_stats().nct.sf(c, df, abs(nc)))
     else:
-        upper = float(stats.nct.sf(c, df, nc))
+        upper = float(_scipy_stats().nct.sf(c, df, nc))
         # P(T < -c) under noncentrality nc equals P(T > c) under -nc; nct.cdf(-c, df, nc) is NaN
         # for nc beyond about 8 in scipy (DESIGN-NOTES §3), nct.sf is stable.
-        lower = float(stats.nct.sf(c, df, -nc))
+        lower = float(_scipy_stats().nct.sf(c, df, -nc))
         power = upper + lower
     return _finite(power, "the exact t power", n=n, dz=dz, alpha=alpha, sides=sides)
 
@@ -367,7 +374,7 @@ def simulate_t_power(
     reps = _integer("replicates", replicates, 1)
     if not isinstance(rng, np.random.Generator):
         raise InputError("rng", "a numpy.random.Generator", repr(rng))
-    c = float(stats.t.ppf(1.0 - alpha_ / sides_, n_ - 1))
+    c = float(_scipy_stats().t.ppf(1.0 - alpha_ / sides_, n_ - 1))
     sign = -1.0 if dz_ < 0 else 1.0
     chunk = max(1, _SIM_CHUNK_DRAWS // n_)
     rejected = 0
@@ -439,9 +446,9 @@ def _upper_critical(ns: NDArray[np.int64], p0: float, a: float) -> NDArray[np.in
     """Smallest c in [1, n + 1] with P0(X >= c) <= a, per n (n + 1 means never reject)."""
 
     def tail(c: NDArray[np.int64]) -> NDArray[np.float64]:  # P0(X >= c) = sf(c - 1)
-        return np.asarray(stats.binom.sf(c - 1, ns, p0), dtype=np.float64)
+        return np.asarray(_scipy_stats().binom.sf(c - 1, ns, p0), dtype=np.float64)
 
-    guess = np.asarray(stats.binom.isf(a, ns, p0), dtype=np.float64) + 1.0
+    guess = np.asarray(_scipy_stats().binom.isf(a, ns, p0), dtype=np.float64) + 1.0
     guess = np.where(np.isfinite(guess), guess, ns + 1.0)
     c = np.clip(guess, 1, ns + 1).astype(np.int64)
     # scipy's quantile is only a starting point: fix it up against the tail itself.
@@ -463,9 +470,9 @@ def _lower_critical(ns: NDArray[np.int64], p0: float, a: float) -> NDArray[np.in
     """Largest c in [−1, n − 1] with P0(X <= c) <= a, per n (−1 means never reject)."""
 
     def tail(c: NDArray[np.int64]) -> NDArray[np.float64]:  # P0(X <= c)
-        return np.asarray(stats.binom.cdf(c, ns, p0), dtype=np.float64)
+        return np.asarray(_scipy_stats().binom.cdf(c, ns, p0), dtype=np.float64)
 
-    guess = np.asarray(stats.binom.ppf(a, ns, p0), dtype=np.float64) - 1.0
+    guess = np.asarray(_scipy_stats().binom.ppf(a, ns, p0), dtype=np.float64) - 1.0
     guess = np.where(np.isfinite(guess), guess, -1.0)
     c = np.clip(guess, -1, ns - 1).astype(np.int64)
     while True:
@@ -499,8 +506,8 @@ def _region_probability(
     ns: NDArray[np.int64], lower: NDArray[np.int64], upper: NDArray[np.int64], p: float
 ) -> NDArray[np.float64]:
     """P_p(X <= lower) + P_p(X >= upper) per n (the sentinels contribute 0)."""
-    low = np.where(lower >= 0, stats.binom.cdf(lower, ns, p), 0.0)
-    high = np.where(upper <= ns, stats.binom.sf(upper - 1, ns, p), 0.0)
+    low = np.where(lower >= 0, _scipy_stats().binom.cdf(lower, ns, p), 0.0)
+    high = np.where(upper <= ns, _scipy_stats().binom.sf(upper - 1, ns, p), 0.0)
     total = np.asarray(low + high, dtype=np.float64)
     if not np.all(np.isfinite(total)):
         raise RuntimeError(f"internal error: non-finite binomial tail for p={p!r}")
@@ -670,7 +677,7 @@ def two_proportion_power(n: int, h: float, alpha: float, sides: int) -> float:
     sides_ = _sides(sides)
     z = _z(1.0 - alpha_ / sides_)
     delta = abs(h_) * math.sqrt(n_ / 2.0)
-    result = float(stats.norm.cdf(delta - z))
+    result = float(special.ndtr(delta - z))
     if sides_ == 2:
-        result += float(stats.norm.cdf(-delta - z))
+        result += float(special.ndtr(-delta - z))
     return _finite(result, "the arcsine power", n=n_, h=h_, alpha=alpha_, sides=sides_)
