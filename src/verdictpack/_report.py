@@ -294,3 +294,439 @@ def _two_prop_section(p_arms: list[Any]) -> list[str]:
             )
         )
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Operating characteristics (verdict, judges, engine power report, battery)
+# ----------------------------------------------------------------------------------------------
+
+
+def route_label(route: Any) -> str:
+    if route.route == "eprocess":
+        return f"e-process ({route.construction})"
+    return {"sprt": "SPRT", "fixed_n": "fixed-n"}.get(route.route, route.route)
+
+
+def fmt_money(x: float | Figure | None) -> str:
+    if x is None:
+        return "none issued"
+    return f"{float(x):,.2f}"
+
+
+def fmt_mean(fig: Figure | None, digits: int = 1) -> str:
+    if fig is None:
+        return "none issued"
+    if fig.basis == "simulated":
+        return f"{float(fig.value):,.{digits}f} ± {fig.mcse:,.{digits}f}"
+    return f"{float(fig.value):,.{digits}f}"
+
+
+def verdict_cells(route: Any) -> str:
+    return "<br>".join(f"{name} {fmt_fig(p, 3)}" for name, p in route.p_verdict.items())
+
+
+def oc_table(sc: Any) -> str:
+    rows = []
+    for r in sc.routes:
+        q = r.roots_quantiles
+        rows.append(
+            [
+                route_label(r),
+                verdict_cells(r),
+                fmt_fig(r.p_wrong, 3),
+                fmt_mean(r.mean_roots),
+                f"{fmt_count(q['q50'])} / {fmt_count(q['q90'])} / {fmt_count(q['q99'])} "
+                f"(max {r.max_roots}, cap {r.cap})",
+                fmt_mean(r.mean_touches),
+                fmt_money(r.mean_cost),
+                fmt_mean(r.cost_per_valid_verdict, 2),
+            ]
+        )
+    return table(
+        [
+            "route",
+            "P(verdict) ± MCSE",
+            "P(wrong)",
+            "mean roots",
+            "roots q50 / q90 / q99",
+            "mean touches",
+            "mean cost",
+            "cost per valid verdict",
+        ],
+        rows,
+    )
+
+
+def cost_table(sc: Any) -> str:
+    """Rows are cost lines -- the human layer always its own line -- and columns are routes."""
+    routes = list(sc.routes)
+    header = ["cost line (mean per run)", *[route_label(r) for r in routes]]
+    rows = [
+        ["model judgments (touches)", *[fmt_mean(r.mean_model_touches) for r in routes]],
+        ["human layer (touches)", *[fmt_mean(r.mean_human_touches) for r in routes]],
+        ["total (touches)", *[fmt_mean(r.mean_touches) for r in routes]],
+        ["model judgments (cost)", *[fmt_money(r.mean_model_cost) for r in routes]],
+        ["human layer (cost)", *[fmt_money(r.mean_human_cost) for r in routes]],
+        ["total (cost)", *[fmt_money(r.mean_cost) for r in routes]],
+    ]
+    return table(header, rows)
+
+
+def scenario_heading(sc: Any) -> str:
+    return (
+        f"### Scenario `{sc.scenario}` — true h {fmt_x(sc.true_h)} "
+        f"(model rate {fmt_p(sc.mu_model)}, human rate {fmt_p(sc.mu_human)}; effect "
+        f"{'exists' if sc.effect_exists else 'absent'}; {sc.replicates} replicates)\n"
+    )
+
+
+def guarantees_table(sc: Any) -> str:
+    return table(
+        ["route", "guarantee it carries"],
+        [[route_label(r), r.guarantee] for r in sc.routes],
+    )
+
+
+def render_verdict(r: Any) -> str:
+    out = [f"# verdictpack verdict — {r.construct.name}", "", construct_block(r.construct)]
+    out.append("## Design\n")
+    out.append(
+        table(
+            ["setting", "value"],
+            [
+                ["registered construction (comparison)", f"{r.construction} "
+                 f"({'hybrid' if r.construction == 'corners' else 'corners'})"],
+                ["cap", f"{r.cap_roots} roots"],
+                ["model stream", f"{r.judges_per_root} judges × 2 orders per root"],
+                ["human stream", f"{r.human_judgments_per_root} judgments per root"],
+                ["touches / cost per root (both streams)",
+                 f"{r.touches_per_root} / {fmt_money(r.cost_per_root)}"],
+                ["fixed-n design", f"{r.fixed_n_roots} roots (closed form, two proportions)"],
+                ["replicates per scenario (seed)", f"{r.replicates} ({r.seed})"],
+            ],
+        )
+    )
+    if r.scenarios:
+        out.append("## Routes and the guarantee each carries\n")
+        out.append(guarantees_table(r.scenarios[0]))
+    out.append("## Operating characteristics (simulated, ± Monte Carlo standard error)\n")
+    for sc in r.scenarios:
+        out.append(scenario_heading(sc))
+        out.append(oc_table(sc))
+        out.append(cost_table(sc))
+    s = r.sprt_exact
+    out.append("## SPRT, exact (recursion over the continuation region)\n")
+    out.append(f"{s.note}. p0 {fmt_p(s.p0)} vs p1 {fmt_p(s.p1)}, alpha {fmt_alpha(s.alpha)}, "
+               f"beta {fmt_alpha(s.beta)}.\n")
+    out.append(
+        table(
+            ["quantity", "value", "basis"],
+            [
+                ["ln A / ln B", f"{s.log_a:.6f} / {s.log_b:.6f}", "closed form"],
+                ["per success / per failure", f"{s.step_success:+.6f} / {s.step_failure:+.6f}",
+                 "closed form"],
+                ["actual alpha", f"{float(s.actual_alpha):.5f}", s.actual_alpha.label()],
+                ["actual beta", f"{float(s.actual_beta):.5f}", s.actual_beta.label()],
+                ["ASN under H0 (Wald)", f"{float(s.asn_h0):.2f} ({float(s.wald_asn_h0):.2f})",
+                 "exact (closed form)"],
+                ["ASN under H1 (Wald)", f"{float(s.asn_h1):.2f} ({float(s.wald_asn_h1):.2f})",
+                 "exact (closed form)"],
+                ["N quantiles under H0", " / ".join(f"{k} {v}" for k, v in
+                                                    s.n_quantiles_h0.items()), "exact"],
+                ["N quantiles under H1", " / ".join(f"{k} {v}" for k, v in
+                                                    s.n_quantiles_h1.items()), "exact"],
+                ["fixed-n exact binomial of the same claim", fmt_count(s.fixed_n_exact),
+                 "exact"],
+            ],
+        )
+    )
+    out.append(
+        f"The SPRT is open-ended: the recursion runs to {s.horizon} judgments and the mass "
+        f"beyond is {s.mass_beyond_horizon:.2e}.\n"
+    )
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_judges(r: Any) -> str:
+    out = [f"# verdictpack judges — {r.construct.name}", "", construct_block(r.construct)]
+    out.append(
+        f"Registered route: e-process ({r.construction}), cap {r.cap_roots} roots; human stream "
+        f"{r.human_judgments_per_root} judgments per root at {fmt_money(r.human_cost_per_judgment)}"
+        f" each; {r.replicates} replicates per composition and world (seed {r.seed}). A verdict "
+        "is *wrong* when it contradicts the world: EFFECT_SUPPORTED with no effect, "
+        "NO_POSITIVE_EFFECT or BELOW_PRACTICAL_THRESHOLD with one.\n"
+    )
+    out.append("## Price next to accuracy (e-process, registered construction)\n")
+    rows = []
+    for c in r.compositions:
+        for label, sc in (("effect present", c.effect_present), ("effect absent", c.effect_absent)):
+            e = sc.routes[0]
+            rows.append(
+                [
+                    c.name,
+                    f"{c.nominal_size} ({fmt_x(c.effective_size, 2)})",
+                    label,
+                    fmt_x(sc.true_h),
+                    fmt_fig(e.p_correct, 3),
+                    fmt_fig(e.p_wrong, 3),
+                    fmt_fig(e.p_verdict["INCONCLUSIVE"], 3),
+                    fmt_mean(e.mean_roots),
+                    fmt_mean(e.mean_touches),
+                    fmt_money(e.mean_cost),
+                    fmt_mean(e.cost_per_valid_verdict, 2),
+                ]
+            )
+    out.append(
+        table(
+            [
+                "composition",
+                "judges (effective)",
+                "world",
+                "stream true h",
+                "P(correct verdict)",
+                "P(wrong verdict)",
+                "P(inconclusive)",
+                "mean roots",
+                "mean touches",
+                "mean cost",
+                "cost per valid verdict",
+            ],
+            rows,
+        )
+    )
+    for c in r.compositions:
+        out.append(f"## Composition `{c.name}`\n")
+        out.append(
+            f"Nominal size {c.nominal_size} judges, latent correlation "
+            f"{fmt_x(c.latent_correlation, 2)}, effective size {fmt_x(c.effective_size, 2)} "
+            f"(closed form, Kish); {c.touches_per_root} touches and "
+            f"{fmt_money(c.cost_per_root)} per root (both streams).\n"
+        )
+        out.append(
+            table(
+                ["judge", "role", "baseline rate", "lean h", "noise", "position bias",
+                 "cost / judgment"],
+                [
+                    [j.name, j.role, fmt_p(j.baseline_rate), f"{j.lean_h:+.3f}", fmt_x(j.noise, 2),
+                     fmt_x(j.position_bias, 2), fmt_money(j.cost_per_judgment)]
+                    for j in c.judges
+                ],
+            )
+        )
+        for sc in (c.effect_present, c.effect_absent):
+            out.append(scenario_heading(sc))
+            out.append(oc_table(sc))
+            out.append(cost_table(sc))
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Engine
+# ----------------------------------------------------------------------------------------------
+
+
+def _interval(iv: Any, digits: int = 4) -> str:
+    if iv is None:
+        return "—"
+    return f"[{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]"
+
+
+def _track_row(t: Any) -> list[str]:
+    return [
+        t.track,
+        t.construction,
+        fmt_x(t.threshold_h),
+        f"**{t.verdict}**",
+        "—" if t.roots_at_verdict is None else str(t.roots_at_verdict),
+        _interval(t.h_interval),
+        _interval(t.model_bounds),
+        _interval(t.human_bounds),
+        _interval(t.diff_bounds),
+        fmt_alpha(t.error_per_side),
+    ]
+
+
+_TRACK_HEADERS = [
+    "track",
+    "construction",
+    "threshold h",
+    "verdict",
+    "at root",
+    "h-interval",
+    "model CS",
+    "human CS",
+    "difference CS",
+    "error per side",
+]
+
+
+def render_engine_report(r: Any) -> str:
+    out = [f"# verdictpack engine — {r.construct.name}", "", construct_block(r.construct)]
+    out.append("## Verdict\n")
+    out.append(
+        f"Evidence: {r.evidence_source}; true h of the simulated streams {fmt_x(r.truth_true_h)} "
+        f"(model rate {fmt_p(r.truth_mu_model)}, human rate {fmt_p(r.truth_mu_human)}). "
+        f"Roots run: {r.roots_run} of a cap of {r.effective_cap} (configured cap {r.cap_roots}, "
+        "limited by the admitted stimuli). The registered track's verdict stops the run; the "
+        "extension track and the comparison construction are read on the same evidence.\n"
+    )
+    out.append(table(_TRACK_HEADERS, [_track_row(t) for t in (r.registered, r.extension,
+                                                              r.comparison)]))
+    f = r.factory
+    out.append("## Stimulus factory\n")
+    out.append(
+        f"{f.n_candidates} candidates from the `{f.family}` templates ({', '.join(f.templates)}); "
+        f"{f.n_admitted} admitted, yield {fmt_p(f.admission_yield)} (exact).\n"
+    )
+    out.append(
+        table(
+            ["gate", "candidates failing", "first failing gate"],
+            [[g, f.gate_failures[g], f.first_failures[g]] for g in f.gate_names],
+        )
+    )
+    s = r.spot_check
+    out.append(
+        f"Human spot-check of the mechanical gate: {s.pairs} admitted pairs × {s.passes_per_pair} "
+        f"passes = {s.touches} touches, cost {fmt_money(s.cost)} (zero disagreements in "
+        f"{s.pairs} pairs bound the gate's error below {fmt_p(s.error_rate)} at confidence "
+        f"{fmt_p(s.confidence)}; exact).\n"
+    )
+    a, b = r.audit, r.baseline
+    out.append("## Human layer\n")
+    out.append(
+        table(
+            ["function", "result"],
+            [
+                [
+                    "instrument validation (reader reconstruction)",
+                    f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
+                    f"{fmt_p(a.kappa)} (95% CI {fmt_p(a.ci_low)}..{fmt_p(a.ci_high)}, closed "
+                    f"form); gate kappa ≥ {fmt_p(a.kappa_min)} on the point estimate: "
+                    f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**",
+                ],
+                [
+                    "preference baseline (powered)",
+                    f"pilot {b.pilot_roots} roots ({b.pilot_touches} touches) + confirmatory "
+                    f"{b.confirmatory_roots} roots ({b.confirmatory_touches} touches) sized by "
+                    f"simulation: power {fmt_fig(b.simulated_power)} (exact "
+                    f"{fmt_p(b.exact_power)}; closed-form size {fmt_count(b.closed_form_roots)} "
+                    "roots)",
+                ],
+            ],
+        )
+    )
+    out.append("## Cost of this run (the human layer its own line)\n")
+    out.append(
+        table(
+            ["line", "touches", "cost"],
+            [[c.line, fmt_count(c.touches), fmt_money(c.cost)] for c in r.costs],
+        )
+    )
+    out.append("## Power report: this design at and above the threshold (simulated)\n")
+    out.append(guarantees_table(r.power[0]) if r.power else "")
+    for sc in r.power:
+        out.append(scenario_heading(sc))
+        out.append(oc_table(sc))
+        out.append(cost_table(sc))
+    out.append("## Confound arms (precommitted)\n")
+    out.append(
+        "No inference rule repairs a confounded design: each arm names the design that isolates "
+        "the confound and shows what each route concludes when only that confound is present.\n"
+    )
+    for arm in r.confound_arms:
+        name = arm.confound + (f" × {', '.join(arm.crossed_with)}" if arm.crossed_with else "")
+        out.append(f"### Arm `{name}`\n")
+        out.append(f"- design: {arm.design}\n- stress case: {arm.stress}\n")
+        if arm.outcome is not None:
+            out.append(oc_table(arm.outcome))
+        if arm.audit_pass_rate_at_chance is not None:
+            out.append(
+                "P(the kappa gate passes with readers at chance) = "
+                f"{fmt_fig(arm.audit_pass_rate_at_chance, 4)}: otherwise the verdict is "
+                "INSTRUMENT_INVALID and no preference claim is evaluated.\n"
+            )
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_registered_vs_extension(r: Any) -> str:
+    reg, ext = r.registered, r.extension
+    lines = [
+        f"# Registered vs extension — {r.construct.name}",
+        "",
+        "Two tracks, frozen apart. The registered track tests the registered claim at the "
+        "registered threshold and alone decides when the run stops. The extension track runs the "
+        "same machinery at the weaker minimum on the same evidence; **its result is never the "
+        "registered test**.",
+        "",
+        table(_TRACK_HEADERS, [_track_row(reg), _track_row(ext)]),
+        f"- Registered claim: {reg.claim}",
+        f"- Registered verdict: **{reg.verdict}**"
+        + (f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""),
+        f"- Extension claim (not the registered test): {ext.claim}",
+        f"- Extension verdict: **{ext.verdict}**"
+        + (f" at root {ext.roots_at_verdict}" if ext.roots_at_verdict else ""),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_cost_csv(r: Any) -> str:
+    rows = ["route,scenario,line,touches,touches_mcse,cost,cost_mcse,basis"]
+    for c in r.costs:
+        rows.append(
+            f"{c.route},this run,{c.line},{float(c.touches.value):g},,"
+            f"{float(c.cost.value):.4f},,{c.touches.basis}"
+        )
+    for sc in r.power:
+        for route in sc.routes:
+            label = route_label(route)
+            for line, t, cost in (
+                ("model judgments", route.mean_model_touches, route.mean_model_cost),
+                ("human layer", route.mean_human_touches, route.mean_human_cost),
+                ("total", route.mean_touches, route.mean_cost),
+            ):
+                rows.append(
+                    f"{label},{sc.scenario},{line},{float(t.value):.4f},{t.mcse:.4f},"
+                    f"{float(cost.value):.4f},{cost.mcse:.4f},simulated"
+                )
+    return "\n".join(rows) + "\n"
+
+
+def render_engine_files(r: Any) -> dict[str, str]:
+    import json
+
+    data = to_jsonable(r)
+    data.pop("provenance", None)
+    evidence = data.pop("evidence")
+    admitted = data["factory"].pop("admitted")
+    verdict = {
+        "construct": r.construct.name,
+        "instrument_valid": r.instrument_valid,
+        "evidence_source": r.evidence_source,
+        "roots_run": r.roots_run,
+        "effective_cap": r.effective_cap,
+        "registered": data["registered"],
+        "extension": data["extension"],
+        "comparison": data["comparison"],
+    }
+    validity = {
+        "factory": data["factory"],
+        "spot_check": data["spot_check"],
+        "audit": data["audit"],
+        "stream_checks": data["stream_checks"],
+    }
+    power = {"scenarios": data["power"], "confound_arms": data["confound_arms"]}
+    return {
+        "report.md": render_engine_report(r),
+        "results.json": dump_json(data),
+        "verdict.json": dump_json(verdict),
+        "evidence.jsonl": "".join(
+            json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in evidence
+        ),
+        "stimuli.jsonl": "".join(
+            json.dumps(root, ensure_ascii=False, allow_nan=False) + "\n" for root in admitted
+        ),
+        "cost_comparison.csv": render_cost_csv(r),
+        "validity_report.json": dump_json(validity),
+        "power_report.json": dump_json(power),
+        "registered_vs_extension.md": render_registered_vs_extension(r),
+    }

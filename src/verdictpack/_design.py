@@ -1,0 +1,200 @@
+"""Config blocks shared by the verdict, judges, engine and battery kinds, and their compilation.
+
+* ``sequential``: the e-process construction (``corners`` or ``hybrid``), the bet grid and the
+  cap on roots — fixed in the config before any data and recorded in provenance;
+* ``panel``: judges as character sheets plus the panel's latent correlation;
+* ``human``: human judgments per root and their cost;
+* ``routes``: the SPRT's beta and the fixed-n design's power (the cheaper routes beside the
+  e-process).
+
+Every block is validated like the construct: strict types, unknown keys refused, every defect
+named with its JSON path. Panels are additionally built through :class:`verdictpack._judges.Panel`
+inside a cross rule, so a panel the generative model refuses (duplicate names, a latent correlation
+that makes the correlation matrix not positive semi-definite, p ± position bias outside [0, 1]) is
+reported as a config defect at the right path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from verdictpack._compiler import Construct, CrossRule, StrictModel
+from verdictpack._errors import InputError
+from verdictpack._judges import JudgeSheet, Panel
+from verdictpack._sequential import MixtureSpec
+
+__all__ = [
+    "DEFAULT_LAMBDAS",
+    "HumanSpec",
+    "JudgeSheetSpec",
+    "PanelSpec",
+    "RoutesSpec",
+    "SequentialSettings",
+    "SequentialSpec",
+    "build_panel",
+    "build_sequential",
+    "panel_rules",
+    "sequential_rules",
+]
+
+DEFAULT_LAMBDAS = (0.05, 0.10, 0.20, 0.40, 0.80)
+NonEmptyText = Annotated[str, Field(min_length=1)]
+
+
+class SequentialSpec(StrictModel):
+    """The anytime-valid route, fixed before data."""
+
+    construction: Literal["corners", "hybrid"] = Field(
+        description="how the two streams' confidence sequences become an interval for h"
+    )
+    lambdas: list[Annotated[float, Field(gt=0.0, lt=1.0)]] = Field(
+        default_factory=lambda: list(DEFAULT_LAMBDAS),
+        min_length=1,
+        description="bet grid of the mixture e-process, each in (0, 1)",
+    )
+    weights: list[Annotated[float, Field(gt=0.0)]] | None = Field(
+        default=None, description="mixture weights summing to 1 (default: equal)"
+    )
+    cap_roots: int = Field(ge=1, le=1_000_000, description="roots before INCONCLUSIVE")
+
+
+class JudgeSheetSpec(StrictModel):
+    name: NonEmptyText
+    role: NonEmptyText
+    baseline_rate: float = Field(gt=0.0, lt=1.0, description="P(prefers treatment), no effect")
+    lean_h: float = Field(ge=-3.2, le=3.2, description="shift in h units when the effect is present")
+    noise: float = Field(ge=0.0, le=1.0, description="attenuation toward chance")
+    position_bias: float = Field(default=0.0, ge=0.0, lt=0.5, description="shift toward first")
+    cost_per_judgment: float = Field(ge=0.0, description="price of one judgment")
+
+
+class PanelSpec(StrictModel):
+    name: NonEmptyText
+    latent_correlation: float = Field(ge=-1.0, le=1.0)
+    order_correlation: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="a judge's two orders (default: as judges)"
+    )
+    judges: list[JudgeSheetSpec] = Field(min_length=1)
+
+
+class HumanSpec(StrictModel):
+    judgments_per_root: int = Field(ge=1, le=100)
+    cost_per_judgment: float = Field(ge=0.0)
+
+
+class RoutesSpec(StrictModel):
+    sprt_beta: float = Field(gt=0.0, lt=0.5, description="the SPRT's type-II error")
+    fixed_n_power: float = Field(gt=0.0, lt=1.0, description="power the fixed-n design targets")
+
+
+@dataclass(frozen=True)
+class SequentialSettings:
+    construction: str
+    spec: MixtureSpec
+    cap_roots: int
+
+    def other_construction(self) -> str:
+        return "hybrid" if self.construction == "corners" else "corners"
+
+    def constructions(self) -> tuple[str, str]:
+        """The registered construction first, the comparison second."""
+        return (self.construction, self.other_construction())
+
+
+def build_sequential(spec: SequentialSpec) -> SequentialSettings:
+    weights = None if spec.weights is None else tuple(spec.weights)
+    return SequentialSettings(
+        construction=spec.construction,
+        spec=MixtureSpec(lambdas=tuple(spec.lambdas), weights=weights),
+        cap_roots=spec.cap_roots,
+    )
+
+
+def build_panel(spec: PanelSpec) -> Panel:
+    judges = tuple(
+        JudgeSheet(
+            name=j.name,
+            role=j.role,
+            baseline_rate=j.baseline_rate,
+            lean_h=j.lean_h,
+            noise=j.noise,
+            position_bias=j.position_bias,
+            cost_per_judgment=j.cost_per_judgment,
+        )
+        for j in spec.judges
+    )
+    return Panel(
+        judges=judges,
+        latent_correlation=spec.latent_correlation,
+        order_correlation=spec.order_correlation,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Cross rules
+# ----------------------------------------------------------------------------------------------
+
+_SHEET_PARAMS = {"baseline_rate", "lean_h", "noise", "position_bias", "cost_per_judgment"}
+
+
+def _panel_check(panel: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
+    judges = panel.get("judges")
+    if not isinstance(judges, list) or not judges:
+        return
+    try:
+        spec = PanelSpec.model_validate(panel)
+    except Exception:  # the schema step reports malformed panels
+        return
+    names = [j.name for j in spec.judges]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            yield (("judges", i, "name"), name, "a judge name not used by another judge")
+    if len(set(names)) != len(names):
+        return
+    try:
+        build_panel(spec)
+    except InputError as exc:
+        param = exc.parameter
+        where: tuple[str | int, ...]
+        if param in ("latent_correlation", "order_correlation"):
+            where = (param,)
+        else:
+            index = next(
+                (i for i, j in enumerate(spec.judges) if j.name in str(exc)), None
+            )
+            leaf = param if param in _SHEET_PARAMS else "position_bias"
+            where = ("judges", index, leaf) if index is not None else ("judges",)
+        yield (where, exc.received, exc.allowed)
+
+
+def panel_rules(*locations: tuple[str | int, ...]) -> list[CrossRule]:
+    """Cross rules building each panel found at ``locations`` through the generative model."""
+    return [CrossRule(at=loc, check=_panel_check) for loc in locations]
+
+
+def _sequential_check(seq: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
+    lambdas = seq.get("lambdas")
+    weights = seq.get("weights")
+    if isinstance(weights, list) and weights:
+        if isinstance(lambdas, list) and len(weights) != len(lambdas):
+            yield (("weights",), weights, f"{len(lambdas)} weights, one per lambda")
+        elif not isinstance(lambdas, list) and len(weights) != len(DEFAULT_LAMBDAS):
+            yield (("weights",), weights, f"{len(DEFAULT_LAMBDAS)} weights, one per lambda")
+        numeric = [w for w in weights if isinstance(w, (int, float)) and not isinstance(w, bool)]
+        if len(numeric) == len(weights) and abs(sum(numeric) - 1.0) > 1e-12:
+            yield (("weights",), weights, "weights summing to 1")
+
+
+def sequential_rules(at: tuple[str | int, ...] = ("sequential",)) -> list[CrossRule]:
+    return [CrossRule(at=at, check=_sequential_check)]
+
+
+def governing_claim(construct: Construct) -> str:
+    return (
+        f"h ≥ {construct.governing_threshold_h:.4g} (registered, from {construct.governs}); "
+        f"extension h ≥ {construct.extension_minimum_h:.4g}"
+    )

@@ -1,0 +1,747 @@
+"""The engine (kind ``engine``): construct in, verdict out, with the whole evidence trail.
+
+One run, in this order, data flowing one way:
+
+1. **Stimulus factory** -- candidates generated as real text from the construct family's templates
+   and admitted through the mechanical gates (:mod:`verdictpack._stimuli`); per-gate failure counts
+   and the admission yield; the human spot-check of the gate sized and priced.
+2. **Human layer, instrument validation** -- the reader-reconstruction audit (N roots x 2
+   readers), Cohen's kappa with its interval; kappa below the gate makes the verdict
+   INSTRUMENT_INVALID and no preference claim is evaluated (no sequential run at all).
+3. **Human layer, preference baseline** -- a pilot plus a confirmatory sample sized by simulation
+   to the registered power (:func:`verdictpack._human.size_human_baseline`).
+4. **Sequential run** -- admitted roots stream, one at a time, through an
+   :class:`~verdictpack._evidence.EvidenceSource` (today a simulated panel) into the sequential
+   core; the registered track stops the run at its first verdict or at the cap; the extension track
+   (weaker minimum) and the comparison construction are evaluated on the same evidence, frozen
+   apart. Every root is one line of ``evidence.jsonl``.
+5. **Power report** -- the simulated operating characteristics of this design at and above the
+   threshold and under the null, both constructions side by side, and one stress case per
+   precommitted confound arm.
+
+Outputs: verdict.json, evidence.jsonl, cost_comparison.csv, validity_report.json,
+power_report.json, registered_vs_extension.md, provenance.json, report.md, results.json.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from verdictpack._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    construct_rules,
+)
+from verdictpack._design import (
+    HumanSpec,
+    PanelSpec,
+    RoutesSpec,
+    SequentialSpec,
+    build_panel,
+    build_sequential,
+    panel_rules,
+    sequential_rules,
+)
+from verdictpack._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
+from verdictpack._human import (
+    AuditDecision,
+    AuditGate,
+    HumanBaselineSize,
+    simulate_reader_audit,
+    size_human_baseline,
+)
+from verdictpack._judges import (
+    SCENARIO_NAMES,
+    JudgeSheet,
+    Panel,
+    TruthScenario,
+    make_scenario,
+    scenario_panel,
+    true_rates,
+)
+from verdictpack._layer import Layer, RunOptions
+from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack._provenance import Provenance, provenance
+from verdictpack._results import Figure, exact, simulated
+from verdictpack._rng import stream
+from verdictpack._sequential import HTracker, Verdict, classify
+from verdictpack._stimuli import (
+    DefectRates,
+    FactoryResult,
+    GateSpotCheck,
+    run_factory,
+    size_gate_spot_check,
+    standard_gates,
+    templates_for,
+)
+from verdictpack._verdict import BLOCK_SIZE, route_design
+
+__all__ = ["EngineConfig", "EngineResult", "TrackResult", "run_engine"]
+
+# ----------------------------------------------------------------------------------------------
+# Config
+# ----------------------------------------------------------------------------------------------
+
+
+class AuditSpec(StrictModel):
+    roots: int = Field(ge=10, le=100_000, description="roots read by both readers")
+    kappa_min: float = Field(gt=0.0, lt=1.0, description="instrument gate on Cohen's kappa")
+    reconstruction_rate: float = Field(
+        gt=0.0, le=1.0, description="simulated readers' reconstruction rate (proof run)"
+    )
+    categories: int = Field(ge=2, le=10)
+    cost_per_reading: float = Field(ge=0.0)
+
+
+class BaselineSpec(StrictModel):
+    pilot_roots: int = Field(ge=0, le=100_000)
+    power: float = Field(gt=0.0, lt=1.0)
+    replicates: int = Field(ge=1000, le=1_000_000)
+
+
+class EngineHumanSpec(StrictModel):
+    judgments_per_root: int = Field(ge=1, le=100)
+    cost_per_judgment: float = Field(ge=0.0)
+    audit: AuditSpec
+    baseline: BaselineSpec
+
+
+class GatesSpec(StrictModel):
+    length_tolerance: float = Field(gt=0.0, le=5.0)
+    length_target: float = Field(ge=0.0, le=10.0)
+    content_threshold: float = Field(gt=0.0, le=1.0)
+    fragment_threshold: float = Field(gt=0.0, le=1.0)
+    max_diff_tokens: int = Field(ge=0, le=1000)
+
+
+class DefectRatesSpec(StrictModel):
+    drop_unit: float = Field(ge=0.0, le=1.0)
+    padding: float = Field(ge=0.0, le=1.0)
+    duplicate_fragment: float = Field(ge=0.0, le=1.0)
+    extra_difference: float = Field(ge=0.0, le=1.0)
+
+
+class SpotCheckSpec(StrictModel):
+    error_rate: float = Field(gt=0.0, lt=1.0)
+    confidence: float = Field(gt=0.0, lt=1.0)
+    passes_per_pair: int = Field(ge=1, le=100)
+    cost_per_touch: float = Field(ge=0.0)
+
+
+class StimuliSpec(StrictModel):
+    family: Literal["summarization", "length"]
+    templates: list[str] | None = Field(
+        default=None, description="names of the family's templates to use (default: all)"
+    )
+    candidates: int = Field(ge=1, le=1_000_000)
+    gates: GatesSpec
+    defect_rates: DefectRatesSpec
+    spot_check: SpotCheckSpec
+
+
+class TruthSpec(StrictModel):
+    scenario: str = Field(description="one of " + ", ".join(SCENARIO_NAMES))
+    true_h: float | None = Field(default=None, description="for above_threshold")
+    model_shift_h: float = Field(ge=-3.0, le=3.0, description="for confounded")
+    stress_latent_correlation: float = Field(ge=-1.0, le=1.0)
+    stress_stream_correlation: float = Field(ge=-1.0, le=1.0)
+    stress_base: Literal["registered_alternative", "null"]
+
+
+class PowerSpec(StrictModel):
+    replicates: int = Field(ge=50, le=1_000_000)
+    above_threshold_h: list[Annotated[float, Field(gt=0.0, le=3.0)]] = Field(min_length=1)
+
+
+class ConfoundStressSpec(StrictModel):
+    model_shift_h: float = Field(gt=0.0, le=3.0, description="shift of a content confound")
+    position_bias: float = Field(gt=0.0, lt=0.5, description="first-position shift per judge")
+
+
+class EngineConfig(StrictModel):
+    kind: Literal["engine"]
+    seed: int = Field(ge=0, lt=2**63)
+    construct_spec: ConstructSpec = Field(alias="construct")
+    sequential: SequentialSpec
+    panel: PanelSpec
+    human: EngineHumanSpec
+    stimuli: StimuliSpec
+    routes: RoutesSpec
+    truth: TruthSpec
+    power: PowerSpec
+    confound_stress: ConfoundStressSpec
+
+
+def _engine_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
+    truth = cfg.get("truth")
+    if isinstance(truth, dict):
+        name = truth.get("scenario")
+        if isinstance(name, str) and name not in SCENARIO_NAMES:
+            yield (("truth", "scenario"), name, "one of " + ", ".join(SCENARIO_NAMES))
+        if name == "above_threshold" and truth.get("true_h") is None:
+            yield (("truth", "true_h"), None, "a true h for the above_threshold scenario")
+    construct = cfg.get("construct")
+    if isinstance(construct, dict) and construct.get("direction") == "less":
+        yield (
+            ("construct", "direction"),
+            "less",
+            "'greater' for the sequential kinds (state a 'less' claim as 'greater' by swapping "
+            "the treatment and its null partner)",
+        )
+    stimuli = cfg.get("stimuli")
+    if isinstance(stimuli, dict) and isinstance(stimuli.get("templates"), list):
+        family = stimuli.get("family")
+        if family in ("summarization", "length"):
+            known = [t.name for t in templates_for(family)]
+            chosen = stimuli["templates"]
+            for i, name in enumerate(chosen):
+                if name not in known:
+                    yield (("stimuli", "templates", i), name, "one of " + ", ".join(known))
+            if len(chosen) < 2:
+                yield (
+                    ("stimuli", "templates"),
+                    chosen,
+                    "at least two templates (one template cannot separate the manipulation "
+                    "from the template)",
+                )
+
+
+RULES = (
+    *construct_rules(("construct",)),
+    *sequential_rules(("sequential",)),
+    *panel_rules(("panel",)),
+    CrossRule(at=(), check=_engine_check),
+)
+
+# ----------------------------------------------------------------------------------------------
+# Result objects
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrackResult:
+    """One track's verdict: registered, extension, or the comparison construction."""
+
+    track: str
+    construction: str
+    threshold_h: float
+    claim: str
+    verdict: str
+    roots_at_verdict: int | None
+    h_interval: tuple[float, float] | None
+    model_bounds: tuple[float, float] | None
+    human_bounds: tuple[float, float] | None
+    diff_bounds: tuple[float, float] | None
+    error_per_side: float
+
+
+@dataclass(frozen=True)
+class CostLine:
+    route: str
+    line: str
+    touches: Figure
+    cost: Figure
+
+
+@dataclass(frozen=True)
+class ConfoundArm:
+    confound: str
+    crossed_with: tuple[str, ...]
+    design: str
+    stress: str
+    outcome: ScenarioOC | None
+    audit_pass_rate_at_chance: Figure | None
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    kind: str
+    construct: Construct
+    seed: int
+    evidence_source: str
+    truth_scenario: str
+    truth_true_h: float
+    truth_mu_model: float
+    truth_mu_human: float
+    construction: str
+    comparison_construction: str
+    cap_roots: int
+    effective_cap: int
+    factory: FactoryResult
+    spot_check: GateSpotCheck
+    audit: AuditDecision
+    baseline: HumanBaselineSize
+    instrument_valid: bool
+    registered: TrackResult
+    extension: TrackResult
+    comparison: TrackResult
+    roots_run: int
+    model_touches: int
+    human_stream_touches: int
+    stream_checks: dict[str, Any]
+    costs: tuple[CostLine, ...]
+    power: tuple[ScenarioOC, ...]
+    confound_arms: tuple[ConfoundArm, ...]
+    evidence: tuple[dict[str, Any], ...]
+    provenance: Provenance
+
+
+# ----------------------------------------------------------------------------------------------
+# The run
+# ----------------------------------------------------------------------------------------------
+
+_ARM_DESIGNS = {
+    "position": (
+        "every root is shown to every judge in both orders and the verdict uses the "
+        "counterbalanced mean, so a first-position preference cancels by design",
+        "every judge prefers the first-shown item by the configured position bias; no effect",
+    ),
+    "density": (
+        "null partners carry the same content units (content-preservation gate) at matched "
+        "length; a density-only arm varies units per sentence with the register fixed",
+        "the model stream moves by the configured shift through density alone; no effect",
+    ),
+    "register": (
+        "the manipulated property itself, isolated by null partners that differ from the "
+        "treatment only in register (null-separation gate)",
+        "the model stream moves by the configured shift with the register confounded; no effect",
+    ),
+    "length": (
+        "length-matched pairs (length-match gate); a length-only arm varies length with content "
+        "and register fixed",
+        "the model stream moves by the configured shift through length alone; no effect",
+    ),
+    "framing": (
+        "identical instructions and framing for both items; a framing-swap arm exchanges the "
+        "framing between treatment and null partner",
+        "the model stream moves by the configured shift through framing alone; no effect",
+    ),
+    "reader": (
+        "the reader-reconstruction audit: two readers must recover the manipulated property "
+        "(Cohen's kappa gate) before any preference claim is evaluated",
+        "readers at chance: the audit must fail and the verdict be INSTRUMENT_INVALID",
+    ),
+    "known_null": (
+        "known-null pairs that differ in nothing a reader can see; both streams must sit at the "
+        "baseline",
+        "no effect and no confound: the false-verdict rate of each route",
+    ),
+}
+
+
+def _panel_with_position_bias(panel: Panel, bias: float) -> Panel:
+    judges = tuple(
+        JudgeSheet(
+            name=j.name,
+            role=j.role,
+            baseline_rate=j.baseline_rate,
+            lean_h=j.lean_h,
+            noise=j.noise,
+            position_bias=max(j.position_bias, bias),
+            cost_per_judgment=j.cost_per_judgment,
+        )
+        for j in panel.judges
+    )
+    return Panel(
+        judges=judges,
+        latent_correlation=panel.latent_correlation,
+        order_correlation=panel.order_correlation,
+    )
+
+
+def _track_state(tracker: HTracker, verdict: str, root: int | None, track: str,
+                 claim: str) -> TrackResult:
+    return TrackResult(
+        track=track,
+        construction=tracker.construction,
+        threshold_h=tracker.threshold,
+        claim=claim,
+        verdict=verdict,
+        roots_at_verdict=root,
+        h_interval=tracker.h_interval if tracker.n_roots else None,
+        model_bounds=tracker.model_bounds if tracker.n_roots else None,
+        human_bounds=tracker.human_bounds if tracker.n_roots else None,
+        diff_bounds=tracker.diff_bounds if tracker.n_roots else None,
+        error_per_side=tracker.error_per_side,
+    )
+
+
+def _sequential_run(
+    source: EvidenceSource,
+    stimuli: Sequence[Any],
+    trackers: dict[str, HTracker],
+    cap: int,
+    baseline_rate: float,
+) -> tuple[dict[str, tuple[str, int | None]], list[dict[str, Any]], list[RootEvidence]]:
+    """Stream roots until the registered track's verdict or the cap; one evidence row per root."""
+    verdicts: dict[str, tuple[str, int | None]] = {}
+    rows: list[dict[str, Any]] = []
+    seen: list[RootEvidence] = []
+    for t in range(cap):
+        ev = source.judge(stimuli[t])
+        seen.append(ev)
+        m, h = ev.model_value, ev.human_value
+        for tracker in trackers.values():
+            tracker.update(m, h)
+        at_cap = t + 1 == cap
+        for name, tracker in trackers.items():
+            if name in verdicts:
+                continue
+            lo, hi = tracker.h_interval
+            v = classify(lo, hi, tracker.threshold, at_cap=at_cap and name == "registered")
+            if v is not None:
+                verdicts[name] = (v.value, t + 1)
+        reg = trackers["registered"]
+        row: dict[str, Any] = {
+            "root": t + 1,
+            "stimulus_id": ev.stimulus_id,
+            "model_choices": {j: list(c) for j, c in zip(ev.judges, ev.model_choices, strict=True)},
+            "human_choices": list(ev.human_choices),
+            "M": m,
+            "H": h,
+            "model_bounds": list(reg.model_bounds),
+            "human_bounds": list(reg.human_bounds),
+            "diff_bounds": None if reg.diff_bounds is None else list(reg.diff_bounds),
+            "log_e_model_above_baseline": reg.model.log_e_upper(baseline_rate),
+            "log_e_model_below_baseline": reg.model.log_e_lower(baseline_rate),
+            "h_interval": list(reg.h_interval),
+            "state": {
+                name: verdicts.get(name, ("CONTINUE", None))[0] for name in trackers
+            },
+        }
+        comp = trackers["comparison"]
+        row["comparison_h_interval"] = list(comp.h_interval)
+        rows.append(row)
+        if "registered" in verdicts:
+            break
+    return verdicts, rows, seen
+
+
+def _scenario(cfg: EngineConfig, panel: Panel, construct: Construct) -> TruthScenario:
+    t = cfg.truth
+    return make_scenario(
+        t.scenario,
+        panel,
+        construct.human_baseline_rate,
+        threshold_h=construct.governing_threshold_h,
+        true_h=t.true_h,
+        model_shift_h=t.model_shift_h,
+        stress_latent_correlation=t.stress_latent_correlation,
+        stress_stream_correlation=t.stress_stream_correlation,
+        stress_base=t.stress_base,
+    )
+
+
+def _power(
+    cfg: EngineConfig, design: RouteDesign, panel: Panel, construct: Construct
+) -> tuple[ScenarioOC, ...]:
+    rate = construct.human_baseline_rate
+    scenarios = [
+        make_scenario("null", panel, rate),
+        make_scenario("registered_alternative", panel, rate,
+                      threshold_h=construct.governing_threshold_h),
+    ]
+    for h in cfg.power.above_threshold_h:
+        sc = make_scenario("above_threshold", panel, rate, true_h=h)
+        scenarios.append(TruthScenario(
+            name=f"above_threshold h={h:g}",
+            effect_scale=sc.effect_scale,
+            model_shift_h=sc.model_shift_h,
+            stream_correlation=sc.stream_correlation,
+            latent_correlation=sc.latent_correlation,
+        ))
+    jobs = [Job(design, sc, f"engine/power/{sc.name}") for sc in scenarios]
+    return tuple(simulate_scenarios(jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE))
+
+
+def _audit_pass_rate_at_chance(cfg: EngineConfig) -> Figure:
+    """P(the kappa gate passes) when both readers answer at chance (simulated)."""
+    a = cfg.human.audit
+    rng = stream(cfg.seed, "engine/confound/reader")
+    reps = 2000
+    k = a.categories
+    truth = rng.integers(0, k, size=(reps, a.roots))
+    ra = rng.integers(0, k, size=(reps, a.roots))
+    rb = rng.integers(0, k, size=(reps, a.roots))
+    del truth
+    po = (ra == rb).mean(axis=1)
+    pa = np.stack([(ra == c).mean(axis=1) for c in range(k)])
+    pb = np.stack([(rb == c).mean(axis=1) for c in range(k)])
+    pe = (pa * pb).sum(axis=0)
+    kappa = np.where(pe < 1, (po - pe) / np.where(pe < 1, 1 - pe, 1.0), 0.0)
+    passed = kappa >= a.kappa_min
+    p = float(passed.mean())
+    return simulated(p, math.sqrt(max(p * (1 - p), 1e-300) / reps) if 0 < p < 1 else 0.0, reps)
+
+
+def _confound_arms(
+    cfg: EngineConfig, design: RouteDesign, construct: Construct
+) -> tuple[ConfoundArm, ...]:
+    stress = cfg.confound_stress
+    arms: list[ConfoundArm] = []
+    entries: list[tuple[str, tuple[str, ...]]] = [(n, ()) for n, _, _ in construct.known_confounds]
+    for name, _, crossed in construct.known_confounds:
+        for other in crossed:
+            entries.append((name, (other,)))
+    registered_only = (design.sequential.construction,)
+    jobs: list[Job] = []
+    slots: list[int] = []
+    for name, crossed in entries:
+        involved = (name, *crossed)
+        design_text = "; crossed with ".join(_ARM_DESIGNS[n][0] for n in involved)
+        stress_text = " + ".join(_ARM_DESIGNS[n][1] for n in involved)
+        if "reader" in involved:
+            arms.append(ConfoundArm(name, crossed, design_text, stress_text, None,
+                                    _audit_pass_rate_at_chance(cfg)))
+            continue
+        shift = stress.model_shift_h * sum(
+            1 for n in involved if n in ("density", "register", "length", "framing")
+        )
+        arm_design = design
+        if "position" in involved:
+            arm_design = RouteDesign(**{**design.__dict__, "panel": _panel_with_position_bias(
+                design.panel, stress.position_bias)})
+        scenario = TruthScenario(
+            name=f"confound:{'+'.join(involved)}", effect_scale=0.0, model_shift_h=shift
+        )
+        jobs.append(Job(arm_design, scenario, f"engine/confound/{'+'.join(involved)}"))
+        slots.append(len(arms))
+        arms.append(ConfoundArm(name, crossed, design_text, stress_text, None, None))
+    results = simulate_scenarios(
+        jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, constructions=registered_only
+    )
+    for slot, oc in zip(slots, results, strict=True):
+        arms[slot] = replace(arms[slot], outcome=oc)
+    return tuple(arms)
+
+
+def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
+    construct = compile_construct(config.construct_spec)
+    sequential = build_sequential(config.sequential)
+    panel = build_panel(config.panel)
+    seed = config.seed
+    # 1. stimulus factory
+    family_templates = templates_for(config.stimuli.family)
+    if config.stimuli.templates is not None:
+        family_templates = tuple(t for t in family_templates if t.name in config.stimuli.templates)
+    g = config.stimuli.gates
+    gates = standard_gates(
+        family_templates,
+        length_tolerance=g.length_tolerance,
+        length_target=g.length_target,
+        content_threshold=g.content_threshold,
+        fragment_threshold=g.fragment_threshold,
+        max_diff_tokens=g.max_diff_tokens,
+    )
+    d = config.stimuli.defect_rates
+    factory = run_factory(
+        config.stimuli.candidates,
+        family_templates,
+        gates,
+        stream(seed, "engine/stimuli"),
+        DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
+    )
+    sc = config.stimuli.spot_check
+    spot = size_gate_spot_check(sc.error_rate, sc.confidence, sc.passes_per_pair,
+                                sc.cost_per_touch, factory.n_admitted)
+    # 2. instrument validation
+    a = config.human.audit
+    audit_sim = simulate_reader_audit(a.roots, a.reconstruction_rate, stream(seed, "engine/audit"),
+                                      a.categories)
+    audit = AuditGate(a.kappa_min).evaluate(audit_sim)
+    # 3. preference baseline
+    hb = config.human.baseline
+    baseline = size_human_baseline(
+        construct.human_baseline_rate,
+        construct.governing_threshold_h,
+        2 * construct.per_tail_alpha,
+        hb.power,
+        config.human.judgments_per_root,
+        hb.pilot_roots,
+        seed,
+        "engine/human-baseline",
+        hb.replicates,
+    )
+    fixed_touches = audit.readings + baseline.pilot_touches
+    fixed_cost = audit.readings * a.cost_per_reading + (
+        baseline.pilot_touches * config.human.cost_per_judgment
+    )
+    human_spec = HumanSpec(
+        judgments_per_root=config.human.judgments_per_root,
+        cost_per_judgment=config.human.cost_per_judgment,
+    )
+    design = route_design(
+        construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
+    )
+    # 4. the sequential run
+    scenario = _scenario(config, panel, construct)
+    run_panel = scenario_panel(panel, scenario)
+    mu_m, mu_h, true_h = true_rates(run_panel, scenario, construct.human_baseline_rate)
+    evidence_source = SimulatedPanelSource(
+        run_panel, scenario, construct.human_baseline_rate, config.human.judgments_per_root,
+        stream(seed, "engine/evidence"),
+    )
+    effective_cap = min(sequential.cap_roots, factory.n_admitted)
+    a_tail = construct.per_tail_alpha
+    trackers = {
+        "registered": HTracker(sequential.construction, a_tail, sequential.spec,
+                               construct.governing_threshold_h),
+        "extension": HTracker(sequential.construction, a_tail, sequential.spec,
+                              construct.extension_minimum_h),
+        "comparison": HTracker(sequential.other_construction(), a_tail, sequential.spec,
+                               construct.governing_threshold_h),
+    }
+    rows: list[dict[str, Any]] = []
+    seen: list[RootEvidence] = []
+    if audit.passed:
+        verdicts, rows, seen = _sequential_run(
+            evidence_source, factory.admitted, trackers, effective_cap,
+            construct.human_baseline_rate,
+        )
+    else:
+        verdicts = {name: (Verdict.INSTRUMENT_INVALID.value, None) for name in trackers}
+    roots_run = len(rows)
+
+    def track(name: str, claim: str) -> TrackResult:
+        v, at = verdicts.get(name, ("NO_VERDICT_WHEN_REGISTERED_STOPPED", None))
+        return _track_state(trackers[name], v, at, name, claim)
+
+    registered = track("registered", construct.registered_claim)
+    extension = track("extension", construct.extension_claim)
+    comparison = track("comparison", construct.registered_claim)
+    model_touches = sum(ev.model_touches for ev in seen)
+    human_touches = sum(ev.human_touches for ev in seen)
+    stream_checks = _stream_checks(seen, mu_m, mu_h)
+    costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches,
+                   human_touches)
+    power = _power(config, design, panel, construct)
+    arms = _confound_arms(config, design, construct)
+    return EngineResult(
+        kind="engine",
+        construct=construct,
+        seed=seed,
+        evidence_source=evidence_source.description,
+        truth_scenario=scenario.name,
+        truth_true_h=true_h,
+        truth_mu_model=mu_m,
+        truth_mu_human=mu_h,
+        construction=sequential.construction,
+        comparison_construction=sequential.other_construction(),
+        cap_roots=sequential.cap_roots,
+        effective_cap=effective_cap,
+        factory=factory,
+        spot_check=spot,
+        audit=audit,
+        baseline=baseline,
+        instrument_valid=audit.passed,
+        registered=registered,
+        extension=extension,
+        comparison=comparison,
+        roots_run=roots_run,
+        model_touches=model_touches,
+        human_stream_touches=human_touches,
+        stream_checks=stream_checks,
+        costs=costs,
+        power=power,
+        confound_arms=arms,
+        evidence=tuple(rows),
+        provenance=provenance(
+            source,
+            "engine",
+            seed,
+            {
+                "construction": sequential.construction,
+                "comparison_construction": sequential.other_construction(),
+                "lambdas": list(sequential.spec.lambdas),
+                "weights": list(sequential.spec.weights),
+                "per_tail_alpha": a_tail,
+                "hybrid_split": "M and H at per_tail/4, D at per_tail (error per side 2 x per_tail)",
+                "cap_roots": sequential.cap_roots,
+                "evidence_source": evidence_source.description,
+                "truth_scenario": scenario.name,
+            },
+        ),
+    )
+
+
+def _stream_checks(seen: Sequence[RootEvidence], mu_m: float, mu_h: float) -> dict[str, Any]:
+    """Plain checks on the streams actually observed (no inference)."""
+    if not seen:
+        return {"roots": 0}
+    m = np.array([ev.model_value for ev in seen])
+    h = np.array([ev.human_value for ev in seen if ev.human_value is not None])
+    first = np.array([c[0] for ev in seen for c in ev.model_choices], dtype=float)
+    second = np.array([c[1] for ev in seen for c in ev.model_choices], dtype=float)
+    return {
+        "roots": len(seen),
+        "complete_pairs": int(h.size),
+        "model_values_in_unit_interval": bool(np.all((m >= 0) & (m <= 1))),
+        "human_values_in_unit_interval": bool(np.all((h >= 0) & (h <= 1))),
+        "model_mean_observed": float(m.mean()),
+        "model_mean_simulated_truth": mu_m,
+        "human_mean_observed": float(h.mean()) if h.size else None,
+        "human_mean_simulated_truth": mu_h,
+        "treatment_first_rate": float(first.mean()),
+        "treatment_second_rate": float(second.mean()),
+    }
+
+
+def _costs(
+    cfg: EngineConfig,
+    design: RouteDesign,
+    spot: GateSpotCheck,
+    audit: AuditDecision,
+    baseline: HumanBaselineSize,
+    roots_run: int,
+    model_touches: int,
+    human_touches: int,
+) -> tuple[CostLine, ...]:
+    h = cfg.human
+    cpr_model = design.model_cost_per_root
+    lines = [
+        CostLine("this run (e-process)", "stimulus gate spot-check (human)", exact(spot.touches),
+                 exact(spot.cost)),
+        CostLine("this run (e-process)", "model judgments", exact(model_touches),
+                 exact(roots_run * cpr_model)),
+        CostLine(
+            "this run (e-process)",
+            "human layer",
+            exact(audit.readings + baseline.pilot_touches + human_touches),
+            exact(audit.readings * h.audit.cost_per_reading
+                  + (baseline.pilot_touches + human_touches) * h.cost_per_judgment),
+        ),
+    ]
+    total_t = sum(float(x.touches.value) for x in lines)
+    total_c = sum(float(x.cost.value) for x in lines)
+    lines.append(CostLine("this run (e-process)", "total", exact(total_t), exact(total_c)))
+    return tuple(lines)
+
+
+def _run(config: EngineConfig, source: ConfigSource, options: RunOptions) -> EngineResult:
+    return run_engine(config, source)
+
+
+def _render(result: EngineResult) -> dict[str, str]:
+    from verdictpack._report import render_engine_files
+
+    return render_engine_files(result)
+
+
+LAYER = Layer(
+    kind="engine",
+    summary="construct in, verdict out: factory, human layer, sequential run, evidence trail",
+    model=EngineConfig,
+    rules=RULES,
+    run=_run,
+    render=_render,
+)

@@ -1,0 +1,688 @@
+"""The human layer: two different functions, kept apart.
+
+(a) Instrument validation -- the reader-reconstruction audit
+------------------------------------------------------------
+N roots are each read by two readers. A reader sees a root's stimulus pair and reconstructs which
+item carries the manipulated property (a categorical label: binary or k categories). The two
+readers' agreement is Cohen's κ (:func:`cohens_kappa`); the audit passes when the *point estimate*
+κ ≥ ``kappa_min`` (:class:`AuditGate`, default 0.60, as the seed design gates it); the asymptotic
+confidence interval is reported beside the decision, never gated. Cost: 2N readings (touches).
+
+Simulated audit (:func:`simulate_reader_audit`). True labels are uniform on the k categories
+(the position of the manipulated item is randomised). Each reader, independently of the other and
+of everything else, answers the true label with probability r (``reconstruction_rate``) and
+otherwise one of the k − 1 other labels uniformly. Each reader's marginal is then uniform, so the
+chance agreement is 1/k, and the observed agreement is
+
+    P_o = r² + (1 − r)² / (k − 1)        (both right, or both wrong on the same wrong label)
+
+so the population κ = (P_o − 1/k) / (1 − 1/k) simplifies to (:func:`expected_kappa`)
+
+    κ(r, k) = ((k·r − 1) / (k − 1))²
+
+(the numerator k·P_o − 1 = k²r² − 2kr + 1 = (kr − 1)²). Readers at chance (r = 1/k) give κ = 0;
+binary readers give κ = (2r − 1)²; r = 0.92 gives 0.7056. Note κ rises again for r < 1/k
+(readers consistently wrong still agree). This is the value κ̂ converges to; κ̂ itself carries an
+O(1/N) finite-sample bias.
+
+(b) Preference baseline -- the human side of the primary conclusion, powered, never spot-checked
+------------------------------------------------------------------------------------------------
+:func:`size_human_baseline`: a pilot (pilot_roots × n_per_root judgments, reported as cost, used
+to check the assumed baseline and never pooled into the confirmatory test, so the confirmatory
+size does not depend on data) plus a confirmatory sample sized by simulation. Model: the
+confirmatory judgments are exchangeable Bernoulli(human_rate) draws, so the count over
+n roots × n_per_root judgments is Binomial(n·n_per_root, human_rate) and is simulated as one
+binomial draw per replicate. Test: one-sided exact binomial test of H0: p = p_s against the side
+of the human rate, where p_s = p_from_h(human_rate, threshold_h) is the rate one threshold away on
+the arcsine scale (threshold_h > 0: reject when X ≤ c, c the largest count with P_{p_s}(X ≤ c) ≤ α;
+threshold_h < 0 mirrors it). Power = P(reject | p = human_rate): the probability that the human
+stream can tell the human rate from a rate one threshold away.
+
+:class:`HumanLayerCost` adds audit readings, pilot and confirmatory touches into the one
+"human layer" line every cost table prints.
+
+Bad arguments raise :class:`~verdictpack._errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from ._errors import InputError
+from ._results import Figure, closed_form, exact, simulated
+from ._rng import block_streams
+from ._stats import binomial_normal_n, binomial_power, binomial_region, p_from_h
+
+__all__ = [
+    "AuditDecision",
+    "AuditGate",
+    "HumanBaselineSize",
+    "HumanLayerCost",
+    "KappaResult",
+    "ReaderAudit",
+    "cohens_kappa",
+    "cohens_kappa_from_table",
+    "expected_kappa",
+    "simulate_baseline_power",
+    "simulate_reader_audit",
+    "size_human_baseline",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Validation helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, (bool, np.bool_))
+        and math.isfinite(float(value))
+    )
+
+
+def _int_at_least(name: str, value: Any, minimum: int) -> int:
+    if not _is_int(value) or int(value) < minimum:
+        raise InputError(name, f"an integer >= {minimum}", value)
+    return int(value)
+
+
+def _open_unit(name: str, value: Any) -> float:
+    if not _is_real(value) or not 0.0 < float(value) < 1.0:
+        raise InputError(name, "a number strictly between 0 and 1", value)
+    return float(value)
+
+
+def _closed_unit(name: str, value: Any) -> float:
+    if not _is_real(value) or not 0.0 <= float(value) <= 1.0:
+        raise InputError(name, "a number in [0, 1]", value)
+    return float(value)
+
+
+def _generator(name: str, value: Any) -> np.random.Generator:
+    if not isinstance(value, np.random.Generator):
+        raise InputError(name, "a numpy.random.Generator", type(value).__name__)
+    return value
+
+
+def _z_two_sided(level: float) -> float:
+    return float(stats.norm.ppf(0.5 + level / 2.0))
+
+
+# --------------------------------------------------------------------------------------------
+# (a) Cohen's κ
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KappaResult:
+    """Cohen's κ of two readers with its asymptotic (non-null) standard error and interval.
+
+    ``kappa`` = (P_o − P_e) / (1 − P_e): P_o the observed agreement, P_e = Σ_c p_a(c)·p_b(c) the
+    agreement expected from the two readers' marginals. ``se`` is the large-sample standard error
+    of Fleiss, Cohen & Everitt (1969), see :func:`cohens_kappa_from_table`. The interval is
+    κ ± z_{(1+level)/2}·se clipped to [−1, 1]; its basis is ``closed_form`` (asymptotic normal,
+    not exact). ``n`` is the number of rated roots, ``categories`` the label set in table order.
+    """
+
+    kappa: float
+    observed_agreement: float
+    expected_agreement: float
+    n: int
+    se: float
+    level: float
+    ci_low: float
+    ci_high: float
+    categories: tuple[Any, ...]
+    ci_basis: Literal["closed_form"] = "closed_form"
+
+    def interval(self, level: float) -> tuple[float, float]:
+        """The asymptotic interval κ ± z·se at another ``level`` in (0, 1), clipped to [−1, 1]."""
+        lev = _open_unit("level", level)
+        half = _z_two_sided(lev) * self.se
+        return (max(-1.0, self.kappa - half), min(1.0, self.kappa + half))
+
+
+def cohens_kappa_from_table(table: Any, level: float = 0.95) -> KappaResult:
+    """Cohen's κ from a k × k table of counts (rows: reader A's label, columns: reader B's).
+
+    Standard error (Fleiss, Cohen & Everitt 1969, the non-null large-sample variance), with
+    p_ij = table / n, p_i. the row and p_.j the column marginals, P_e = Σ_i p_i.·p_.i:
+
+        Var(κ̂) = [ Σ_i p_ii·(1 − (p_i. + p_.i)(1 − κ))²
+                   + (1 − κ)²·Σ_{i≠j} p_ij·(p_.i + p_j.)²
+                   − (κ − P_e·(1 − κ))² ] / (n·(1 − P_e)²)
+
+    (rounding can make the bracket a hair negative when κ = 1; it is floored at 0).
+    Degenerate case: P_e = 1 (both readers used one and the same single category throughout)
+    leaves κ undefined (0/0) and raises InputError naming ``table``; no NaN is returned.
+    """
+    lev = _open_unit("level", level)
+    arr = np.asarray(table)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
+        raise InputError("table", "a square k × k table of counts with k >= 2", arr.tolist())
+    if arr.dtype.kind not in "iu" and not (
+        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+    ):
+        raise InputError("table", "non-negative integer counts", arr.tolist())
+    counts = arr.astype(np.int64)
+    if np.any(counts < 0):
+        raise InputError("table", "non-negative integer counts", arr.tolist())
+    n = int(counts.sum())
+    if n < 2:
+        raise InputError("table", "counts summing to at least 2 rated roots", arr.tolist())
+    return _kappa_from_counts(counts, lev, tuple(range(arr.shape[0])))
+
+
+def _kappa_from_counts(
+    counts: NDArray[np.int64], level: float, categories: tuple[Any, ...]
+) -> KappaResult:
+    n = int(counts.sum())
+    p = counts / n
+    row = p.sum(axis=1)
+    col = p.sum(axis=0)
+    p_o = float(np.trace(p))
+    p_e = float(np.dot(row, col))
+    if p_e >= 1.0 - 1e-12:
+        raise InputError(
+            "table",
+            "ratings whose expected agreement is below 1 (κ is 0/0 when both readers use one "
+            "and the same single category throughout)",
+            counts.tolist(),
+        )
+    kappa = (p_o - p_e) / (1.0 - p_e)
+    diag = np.diag(p)
+    term_a = float(np.sum(diag * (1.0 - (row + col) * (1.0 - kappa)) ** 2))
+    # cell (i, j) weighs (p_.i + p_j.)²: column marginal of i plus row marginal of j
+    weights = (col[:, None] + row[None, :]) ** 2
+    off = p * weights
+    np.fill_diagonal(off, 0.0)
+    term_b = (1.0 - kappa) ** 2 * float(off.sum())
+    term_c = (kappa - p_e * (1.0 - kappa)) ** 2
+    var = max(0.0, (term_a + term_b - term_c) / (n * (1.0 - p_e) ** 2))
+    se = math.sqrt(var)
+    half = _z_two_sided(level) * se
+    return KappaResult(
+        kappa=float(kappa),
+        observed_agreement=p_o,
+        expected_agreement=p_e,
+        n=n,
+        se=se,
+        level=level,
+        ci_low=max(-1.0, kappa - half),
+        ci_high=min(1.0, kappa + half),
+        categories=categories,
+    )
+
+
+def _sort_key(label: Any) -> tuple[str, str]:
+    return (type(label).__name__, repr(label))
+
+
+def cohens_kappa(
+    a: Iterable[Hashable],
+    b: Iterable[Hashable],
+    categories: Sequence[Hashable] | None = None,
+    level: float = 0.95,
+) -> KappaResult:
+    """Cohen's κ of two readers' labels ``a`` and ``b`` (one label per root, same order).
+
+    ``categories``: the admissible labels (distinct, at least 2); every label must be one of them.
+    When omitted, the categories are the labels observed in ``a`` or ``b`` (sorted). The standard
+    error and interval are those of :func:`cohens_kappa_from_table` (Fleiss, Cohen & Everitt 1969):
+
+        Var(κ̂) = [ Σ_i p_ii·(1 − (p_i. + p_.i)(1 − κ))² + (1 − κ)²·Σ_{i≠j} p_ij·(p_.i + p_j.)²
+                   − (κ − P_e·(1 − κ))² ] / (n·(1 − P_e)²)
+
+    InputError when the lengths differ, fewer than 2 roots are given, a label is not a category,
+    or P_e = 1 (κ undefined; see :func:`cohens_kappa_from_table`).
+    """
+    lev = _open_unit("level", level)
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        raise InputError("a, b", "sequences of labels (not a string)", type(a).__name__)
+    labels_a = list(np.asarray(a).tolist()) if isinstance(a, np.ndarray) else list(a)
+    labels_b = list(np.asarray(b).tolist()) if isinstance(b, np.ndarray) else list(b)
+    if len(labels_a) != len(labels_b):
+        raise InputError("b", f"as many labels as a ({len(labels_a)})", len(labels_b))
+    if len(labels_a) < 2:
+        raise InputError("a", "at least 2 rated roots", len(labels_a))
+    try:
+        if categories is None:
+            observed = set(labels_a) | set(labels_b)
+            cats: tuple[Any, ...] = tuple(sorted(observed, key=_sort_key))
+        else:
+            if isinstance(categories, (str, bytes)):
+                raise InputError("categories", "a sequence of distinct labels", categories)
+            cats = tuple(categories)
+            if len(set(cats)) != len(cats):
+                raise InputError("categories", "distinct labels", list(cats))
+        index = {c: i for i, c in enumerate(cats)}
+    except TypeError as err:
+        raise InputError("a, b", "hashable labels", str(err)) from None
+    if categories is not None and len(cats) < 2:
+        raise InputError("categories", "at least 2 distinct labels", list(cats))
+    k = max(len(cats), 2)
+    try:
+        ia = np.fromiter((index[x] for x in labels_a), dtype=np.int64, count=len(labels_a))
+        ib = np.fromiter((index[x] for x in labels_b), dtype=np.int64, count=len(labels_b))
+    except KeyError as err:
+        raise InputError("a, b", f"labels among the categories {list(cats)}", err.args[0]) from None
+    except TypeError as err:
+        raise InputError("a, b", "hashable labels", str(err)) from None
+    counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(np.int64)
+    return _kappa_from_counts(counts, lev, cats)
+
+
+def expected_kappa(reconstruction_rate: float, n_categories: int = 2) -> float:
+    """Population κ of the simulated reader model: ((k·r − 1)/(k − 1))² (derivation: module doc)."""
+    r = _closed_unit("reconstruction_rate", reconstruction_rate)
+    k = _int_at_least("n_categories", n_categories, 2)
+    return ((k * r - 1.0) / (k - 1.0)) ** 2
+
+
+@dataclass(frozen=True)
+class ReaderAudit:
+    """One simulated reader-reconstruction audit: labels, κ and the model's population κ."""
+
+    n_roots: int
+    n_categories: int
+    reconstruction_rate: float
+    true_labels: tuple[int, ...]
+    reader_a: tuple[int, ...]
+    reader_b: tuple[int, ...]
+    kappa: KappaResult
+    expected_kappa: Figure
+    readings: int
+
+
+def simulate_reader_audit(
+    n_roots: int,
+    reconstruction_rate: float,
+    rng: np.random.Generator,
+    n_categories: int = 2,
+    level: float = 0.95,
+) -> ReaderAudit:
+    """Simulate N roots × 2 readers under the reader model of the module docstring.
+
+    True labels uniform on {0, …, k − 1}; each reader independently gives the true label with
+    probability ``reconstruction_rate`` and otherwise one of the other k − 1 labels uniformly.
+    Categories are fixed to {0, …, k − 1}. In the (vanishingly rare for N ≳ 10) event that both
+    readers use a single identical label throughout, κ is undefined and InputError is raised.
+    """
+    n = _int_at_least("n_roots", n_roots, 2)
+    r = _closed_unit("reconstruction_rate", reconstruction_rate)
+    k = _int_at_least("n_categories", n_categories, 2)
+    lev = _open_unit("level", level)
+    gen = _generator("rng", rng)
+    truth = gen.integers(0, k, size=n)
+    answers = []
+    for _ in range(2):
+        right = gen.random(n) < r
+        wrong = (truth + gen.integers(1, k, size=n)) % k
+        answers.append(np.where(right, truth, wrong))
+    kappa = cohens_kappa(answers[0], answers[1], categories=list(range(k)), level=lev)
+    return ReaderAudit(
+        n_roots=n,
+        n_categories=k,
+        reconstruction_rate=r,
+        true_labels=tuple(truth.tolist()),
+        reader_a=tuple(answers[0].tolist()),
+        reader_b=tuple(answers[1].tolist()),
+        kappa=kappa,
+        expected_kappa=closed_form(expected_kappa(r, k)),
+        readings=2 * n,
+    )
+
+
+@dataclass(frozen=True)
+class AuditDecision:
+    """The audit gate's decision: passed iff the point estimate κ ≥ kappa_min.
+
+    ``gated_on`` is always "point_estimate"; the interval (closed form, asymptotic) is reported,
+    not gated. ``readings`` = 2N touches (two readers per root).
+    """
+
+    passed: bool
+    kappa: Figure
+    kappa_min: float
+    ci_low: Figure
+    ci_high: Figure
+    level: float
+    n_roots: int
+    readings: int
+    gated_on: Literal["point_estimate"] = "point_estimate"
+
+
+@dataclass(frozen=True)
+class AuditGate:
+    """Instrument-validity gate: the audit passes when κ̂ ≥ ``kappa_min`` (default 0.60)."""
+
+    kappa_min: float = 0.60
+
+    def __post_init__(self) -> None:
+        if not _is_real(self.kappa_min) or not -1.0 < float(self.kappa_min) <= 1.0:
+            raise InputError("kappa_min", "a number in (-1, 1]", self.kappa_min)
+
+    def evaluate(self, result: KappaResult | ReaderAudit) -> AuditDecision:
+        """Gate a κ result (or a simulated audit's κ)."""
+        k = result.kappa if isinstance(result, ReaderAudit) else result
+        if not isinstance(k, KappaResult):
+            raise InputError("result", "a KappaResult or a ReaderAudit", type(result).__name__)
+        return AuditDecision(
+            passed=bool(k.kappa >= self.kappa_min),
+            kappa=exact(k.kappa),
+            kappa_min=float(self.kappa_min),
+            ci_low=closed_form(k.ci_low),
+            ci_high=closed_form(k.ci_high),
+            level=k.level,
+            n_roots=k.n,
+            readings=2 * k.n,
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# (b) Preference baseline sizing
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _BaselineTest:
+    """The one-sided exact test, oriented so that it rejects when X ≤ c."""
+
+    p_true: float  # oriented human rate (mirrored when threshold_h < 0)
+    p_null: float  # oriented shifted rate, > p_true
+    direction: Literal["less", "greater"]  # direction of the rejection in the original counts
+
+
+def _baseline_test(human_rate: float, threshold_h: float) -> tuple[float, _BaselineTest]:
+    try:
+        shifted = p_from_h(human_rate, threshold_h)
+    except InputError as err:
+        raise InputError("threshold_h", err.allowed, threshold_h) from None
+    if not 0.0 < shifted < 1.0:
+        raise InputError(
+            "threshold_h",
+            "a shift keeping p_from_h(human_rate, threshold_h) inside (0, 1)",
+            threshold_h,
+        )
+    if shifted > human_rate:
+        return shifted, _BaselineTest(human_rate, shifted, "less")
+    return shifted, _BaselineTest(1.0 - human_rate, 1.0 - shifted, "greater")
+
+
+def _critical(n_judgments: int, test: _BaselineTest, alpha: float) -> int:
+    """Largest c with P_null(X ≤ c) ≤ α in oriented counts (−1 when nothing can be rejected)."""
+    region = binomial_region(n_judgments, test.p_null, alpha, 1, "less")
+    return -1 if region.lower is None else int(region.lower)
+
+
+def _sim_power(
+    n_judgments: int, crit: int, p_true: float, seed: int, purpose: str, replicates: int
+) -> tuple[float, float]:
+    hits = 0
+    if crit >= 0:
+        for size, gen in block_streams(seed, purpose, replicates):
+            hits += int(np.count_nonzero(gen.binomial(n_judgments, p_true, size=size) <= crit))
+    est = hits / replicates
+    return est, math.sqrt(est * (1.0 - est) / replicates)
+
+
+def _purpose_at(purpose: str, roots: int) -> str:
+    return f"{purpose}/confirmatory_roots={roots}"
+
+
+@dataclass(frozen=True)
+class HumanBaselineSize:
+    """Pilot plus simulation-sized confirmatory sample of the human preference baseline.
+
+    ``confirmatory_roots``: the first root count (coarse-then-fine seeded search) whose simulated
+    power reaches the target; ``simulated_power`` there and ``simulated_power_below`` one root
+    below; ``exact_power`` / ``exact_power_below``: the same test's exact binomial power (a
+    cross-check of the simulation); ``closed_form_roots``: the normal-approximation size
+    ceil(N/n_per_root), N = ceil(((z_{1−α}·√(p_s q_s) + z_power·√(p_h q_h)) / |p_s − p_h|)²).
+    ``critical_value`` / ``achieved_alpha`` describe the rejection region at the chosen size in the
+    original counts (reject X ≤ c when ``direction`` is "less", X ≥ c when "greater").
+    """
+
+    human_rate: float
+    threshold_h: float
+    shifted_rate: float
+    alpha: float
+    target_power: float
+    direction: Literal["less", "greater"]
+    n_per_root: int
+    pilot_roots: int
+    pilot_touches: int
+    confirmatory_roots: int
+    confirmatory_touches: int
+    total_touches: int
+    simulated_power: Figure
+    simulated_power_below: Figure | None
+    exact_power: Figure
+    exact_power_below: Figure | None
+    closed_form_roots: Figure
+    critical_value: int
+    achieved_alpha: Figure
+    sizes_evaluated: int
+    test: str = "one-sided exact binomial test of H0: p = shifted_rate (pilot not pooled)"
+
+
+def _baseline_args(
+    human_rate: Any, threshold_h: Any, alpha: Any, n_per_root: Any, replicates: Any, seed: Any
+) -> tuple[float, float, float, int, int, int]:
+    p_h = _open_unit("human_rate", human_rate)
+    if not _is_real(threshold_h) or float(threshold_h) == 0.0:
+        raise InputError("threshold_h", "a finite non-zero effect in h units", threshold_h)
+    a = _open_unit("alpha", alpha)
+    m = _int_at_least("n_per_root", n_per_root, 1)
+    reps = _int_at_least("replicates", replicates, 100)
+    s = _int_at_least("seed", seed, 0)
+    return p_h, float(threshold_h), a, m, reps, s
+
+
+def simulate_baseline_power(
+    confirmatory_roots: int,
+    human_rate: float,
+    threshold_h: float,
+    alpha: float,
+    n_per_root: int,
+    seed: int,
+    purpose: str = "human/baseline-sizing",
+    replicates: int = 20_000,
+) -> Figure:
+    """Simulated power of the confirmatory test at a given root count (seeded, block streams).
+
+    The stream is ``purpose + "/confirmatory_roots=<n>"``, so a size's simulated power does not
+    depend on which other sizes a search visited.
+    """
+    p_h, h, a, m, reps, s = _baseline_args(
+        human_rate, threshold_h, alpha, n_per_root, replicates, seed
+    )
+    n = _int_at_least("confirmatory_roots", confirmatory_roots, 1)
+    if not isinstance(purpose, str) or not purpose:
+        raise InputError("purpose", "a non-empty string", purpose)
+    _, test = _baseline_test(p_h, h)
+    crit = _critical(n * m, test, a)
+    est, mcse = _sim_power(n * m, crit, test.p_true, s, _purpose_at(purpose, n), reps)
+    return simulated(est, mcse, reps)
+
+
+def size_human_baseline(
+    human_rate: float,
+    threshold_h: float,
+    alpha: float,
+    power: float,
+    n_per_root: int = 2,
+    pilot_roots: int = 100,
+    seed: int = 0,
+    purpose: str = "human/baseline-sizing",
+    replicates: int = 20_000,
+    max_roots: int | None = None,
+) -> HumanBaselineSize:
+    """Size the human preference baseline: pilot plus a confirmatory sample sized by simulation.
+
+    Test and model: module docstring (b). Search (seeded; each size n has its own stream, see
+    :func:`simulate_baseline_power`):
+
+    1. coarse: n = 1, 2, 4, 8, … until the simulated power reaches ``power``;
+    2. medium: inside the last (fail, pass] doubling bracket, steps of ceil(width/16);
+    3. fine: inside the last (fail, pass] medium bracket, every n; the first n reaching ``power``
+       is the confirmatory size.
+
+    Because exact binomial power is saw-toothed and simulated power is noisy, this is the first
+    crossing at unit resolution inside the bracket the coarse passes found; the exact power at that
+    size (and one below) is reported beside the simulated one so a reader can see both. The
+    closed-form normal size is reported too (see :class:`HumanBaselineSize`).
+    ``max_roots`` (default 4 × closed-form roots + 100) bounds the search; InputError naming it
+    when the target is not reached. ``alpha`` is the one-sided level of the test.
+    """
+    p_h, h, a, m, reps, s = _baseline_args(
+        human_rate, threshold_h, alpha, n_per_root, replicates, seed
+    )
+    target = _open_unit("power", power)
+    pilot = _int_at_least("pilot_roots", pilot_roots, 0)
+    if not isinstance(purpose, str) or not purpose:
+        raise InputError("purpose", "a non-empty string", purpose)
+    shifted, test = _baseline_test(p_h, h)
+    if target <= a:
+        raise InputError("power", f"a target above alpha ({a})", power)
+    cf_judgments = binomial_normal_n(shifted, p_h, a, target, 1)
+    cf_roots = math.ceil(cf_judgments / m)
+    horizon = 4 * cf_roots + 100 if max_roots is None else _int_at_least("max_roots", max_roots, 1)
+
+    cache: dict[int, tuple[float, float, int]] = {}
+
+    def sim(n: int) -> tuple[float, float, int]:
+        if n not in cache:
+            crit = _critical(n * m, test, a)
+            est, mcse = _sim_power(n * m, crit, test.p_true, s, _purpose_at(purpose, n), reps)
+            cache[n] = (est, mcse, crit)
+        return cache[n]
+
+    def reached(n: int) -> bool:
+        return sim(n)[0] >= target
+
+    # 1. coarse doubling
+    lo, hi = 0, 1
+    while not reached(hi):
+        lo = hi
+        if hi >= horizon:
+            raise InputError(
+                "max_roots", f"a horizon within which power {target} is reached", horizon
+            )
+        hi = min(2 * hi, horizon)
+    # 2. medium then 3. fine: scan (lo, hi] with a step, keep the first passing point
+    step = max(1, math.ceil((hi - lo) / 16))
+    while True:
+        n = lo + step
+        while n < hi and not reached(n):
+            lo = n
+            n += step
+        hi = min(n, hi)
+        if step == 1:
+            break
+        step = 1
+    chosen = hi
+    est, mcse, _ = sim(chosen)
+    below: Figure | None = None
+    exact_below: Figure | None = None
+    if chosen > 1:
+        b_est, b_mcse, _ = sim(chosen - 1)
+        below = simulated(b_est, b_mcse, reps)
+        exact_below = exact(_exact_power(chosen - 1, m, shifted, p_h, a, test))
+    region = binomial_region(chosen * m, shifted, a, 1, test.direction)
+    crit_original = region.lower if test.direction == "less" else region.upper
+    return HumanBaselineSize(
+        human_rate=p_h,
+        threshold_h=h,
+        shifted_rate=shifted,
+        alpha=a,
+        target_power=target,
+        direction=test.direction,
+        n_per_root=m,
+        pilot_roots=pilot,
+        pilot_touches=pilot * m,
+        confirmatory_roots=chosen,
+        confirmatory_touches=chosen * m,
+        total_touches=(pilot + chosen) * m,
+        simulated_power=simulated(est, mcse, reps),
+        simulated_power_below=below,
+        exact_power=exact(_exact_power(chosen, m, shifted, p_h, a, test)),
+        exact_power_below=exact_below,
+        closed_form_roots=closed_form(cf_roots),
+        critical_value=(
+            int(crit_original)
+            if crit_original is not None
+            else (-1 if test.direction == "less" else chosen * m + 1)
+        ),
+        achieved_alpha=exact(region.achieved_alpha),
+        sizes_evaluated=len(cache),
+    )
+
+
+def _exact_power(
+    roots: int, m: int, shifted: float, p_h: float, alpha: float, test: _BaselineTest
+) -> float:
+    return binomial_power(roots * m, shifted, p_h, alpha, 1, test.direction)
+
+
+# --------------------------------------------------------------------------------------------
+# Cost line
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HumanLayerCost:
+    """The human layer as one cost line: audit readings + pilot + confirmatory touches.
+
+    The gate spot-check of the stimulus factory (``_stimuli.size_gate_spot_check``) is a human
+    cost of the stimulus factory and is not part of this line.
+    """
+
+    audit_readings: int
+    pilot_touches: int
+    confirmatory_touches: int
+    total: int
+    label: str = "human layer"
+
+    @classmethod
+    def from_parts(
+        cls, audit: AuditDecision | ReaderAudit | int, baseline: HumanBaselineSize
+    ) -> HumanLayerCost:
+        """The line from an audit (decision, simulated audit or reading count) and a sizing."""
+        if isinstance(audit, (AuditDecision, ReaderAudit)):
+            readings = audit.readings
+        else:
+            readings = _int_at_least("audit", audit, 0)
+        if not isinstance(baseline, HumanBaselineSize):
+            raise InputError("baseline", "a HumanBaselineSize", type(baseline).__name__)
+        return cls.of(readings, baseline.pilot_touches, baseline.confirmatory_touches)
+
+    @classmethod
+    def of(
+        cls, audit_readings: int, pilot_touches: int, confirmatory_touches: int
+    ) -> HumanLayerCost:
+        """Build the line from three touch counts (each an integer >= 0)."""
+        a = _int_at_least("audit_readings", audit_readings, 0)
+        p = _int_at_least("pilot_touches", pilot_touches, 0)
+        c = _int_at_least("confirmatory_touches", confirmatory_touches, 0)
+        return cls(audit_readings=a, pilot_touches=p, confirmatory_touches=c, total=a + p + c)
+
+    def line(self) -> str:
+        """One printable line, e.g. ``human layer: 950 touches (audit 400 + pilot 200 + ...)``."""
+        return (
+            f"{self.label}: {self.total:,} touches (audit readings {self.audit_readings:,} + "
+            f"pilot {self.pilot_touches:,} + confirmatory {self.confirmatory_touches:,})"
+        )

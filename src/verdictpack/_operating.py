@@ -1,0 +1,524 @@
+"""Operating characteristics of every route, by vectorised simulation along a replicate axis.
+
+One function, :func:`run_block`, runs a fixed-size block of independent replicates of the whole
+design under one truth scenario, and every route sees the *same* simulated roots (common random
+numbers), so the routes and the two e-process constructions are compared on the same seeds:
+
+* ``eprocess`` (one entry per construction, the registered one first): roots stream into the
+  :class:`~verdictpack._sequential.BatchHTracker`; a replicate stops at its first verdict or at the
+  cap. Anytime-valid: the error bound holds whatever the stopping rule.
+* ``sprt``: Wald's SPRT on the model judgments (p0 = the human baseline, taken as known; p1 = the
+  rate at the governing threshold; alpha = the per-side error 2 x per-tail alpha, beta from the
+  config), checked after each root (a grouped SPRT), truncated at the cap (truncation =
+  INCONCLUSIVE). Valid only at its designed stopping discipline and under independent judgments.
+* ``fixed_n``: one look at the planned n roots (the two-proportion size at the governing
+  threshold), a one-sided paired t test of D_i = M_i - H_i at the per-side alpha. Valid at that n
+  only; it tests h > 0, not h >= threshold.
+
+Blocks are the unit of parallel work and of the RNG policy (one ``SeedSequence`` child per block),
+so the assembled arrays -- and every statistic computed from them -- do not depend on how many
+workers ran the blocks or where.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from verdictpack._compiler import Construct
+from verdictpack._design import SequentialSettings
+from verdictpack._judges import (
+    Panel,
+    TruthScenario,
+    panel_cost_per_root,
+    scenario_panel,
+    simulate_panel,
+    touches_per_root,
+    true_rates,
+)
+from verdictpack._results import Figure, simulated
+from verdictpack._sequential import VERDICT_CODES, BatchHTracker
+
+__all__ = [
+    "EPROCESS_VERDICTS",
+    "BlockOutcome",
+    "RouteDesign",
+    "RouteOC",
+    "ScenarioOC",
+    "merge_blocks",
+    "Cell",
+    "run_block",
+    "run_cells",
+    "summarize",
+]
+
+EPROCESS_VERDICTS = tuple(v.value for v in VERDICT_CODES[1:5])
+SPRT_VERDICTS = ("EFFECT", "NO_EFFECT", "INCONCLUSIVE")
+FIXED_VERDICTS = ("EFFECT", "NO_EFFECT")
+QUANTILES = (0.5, 0.9, 0.99)
+
+
+@dataclass(frozen=True)
+class RouteDesign:
+    """Everything a replicate needs: construct, panel, human stream, routes and costs."""
+
+    construct: Construct
+    panel: Panel
+    human_judgments_per_root: int
+    human_cost_per_judgment: float
+    sequential: SequentialSettings
+    sprt_beta: float
+    fixed_n: int
+    fixed_human_touches: int = 0
+    fixed_human_cost: float = 0.0
+
+    @property
+    def per_side_alpha(self) -> float:
+        return 2.0 * self.construct.per_tail_alpha
+
+    @property
+    def model_touches_per_root(self) -> int:
+        return touches_per_root(self.panel)
+
+    @property
+    def model_cost_per_root(self) -> float:
+        return panel_cost_per_root(self.panel)
+
+    @property
+    def human_cost_per_root(self) -> float:
+        return self.human_judgments_per_root * self.human_cost_per_judgment
+
+    @property
+    def horizon(self) -> int:
+        return max(self.sequential.cap_roots, self.fixed_n)
+
+    def sprt_steps(self) -> tuple[float, float, float, float]:
+        """(ln A, ln B, per-success, per-failure) of the SPRT on model judgments."""
+        p0 = self.construct.human_baseline_rate
+        p1 = self.construct.p1_at_threshold
+        a, b = self.per_side_alpha, self.sprt_beta
+        return (
+            math.log((1 - b) / a),
+            math.log(b / (1 - a)),
+            math.log(p1 / p0),
+            math.log((1 - p1) / (1 - p0)),
+        )
+
+
+@dataclass(frozen=True)
+class BlockOutcome:
+    """Per-replicate outcomes of one block (plain arrays: cheap to pickle and merge)."""
+
+    eprocess_codes: tuple[NDArray[np.int8], ...]
+    eprocess_roots: tuple[NDArray[np.int32], ...]
+    sprt_codes: NDArray[np.int8]
+    sprt_roots: NDArray[np.int32]
+    fixed_effect: NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One block of replicates of one (design, scenario) pair, with its own generator."""
+
+    design: RouteDesign
+    scenario: TruthScenario
+    n_replicates: int
+    rng: np.random.Generator
+
+
+def run_block(
+    design: RouteDesign,
+    scenario: TruthScenario,
+    n_replicates: int,
+    rng: np.random.Generator,
+    constructions: Sequence[str] | None = None,
+) -> BlockOutcome:
+    """Simulate ``n_replicates`` independent runs of every route under ``scenario``."""
+    return run_cells([Cell(design, scenario, n_replicates, rng)], constructions)[0]
+
+
+def run_cells(
+    cells: Sequence[Cell], constructions: Sequence[str] | None = None
+) -> list[BlockOutcome]:
+    """Run several cells through ONE batch tracker per construction (less per-step overhead).
+
+    Every cell draws its roots from its own generator exactly as :func:`run_block` would, so a
+    cell's outcome does not depend on which cells it was batched with. The cells must share the
+    construct, the sequential settings and the panel size (hence the observation supports).
+    """
+    first = cells[0].design
+    two_j = touches_per_root(first.panel)
+    n_h = first.human_judgments_per_root
+    for cell in cells:
+        d = cell.design
+        if (
+            d.construct != first.construct
+            or d.sequential != first.sequential
+            or touches_per_root(d.panel) != two_j
+            or d.human_judgments_per_root != n_h
+        ):
+            raise ValueError("cells batched together must share construct, sequential and sizes")
+    rate = first.construct.human_baseline_rate
+    data = [
+        simulate_panel(
+            scenario_panel(c.design.panel, c.scenario), c.scenario, rate, n_h,
+            c.design.horizon, c.n_replicates, c.rng,
+        )
+        for c in cells
+    ]
+    model_k = np.concatenate([m for m, _ in data])
+    human_k = np.concatenate([h for _, h in data])
+    n_total = model_k.shape[0]
+    model_support = np.arange(two_j + 1) / two_j
+    human_support = np.arange(n_h + 1) / n_h
+    cap = first.sequential.cap_roots
+    codes_all, roots_all = [], []
+    for construction in constructions or first.sequential.constructions():
+        tracker = BatchHTracker(
+            n_total,
+            construction,
+            first.construct.per_tail_alpha,
+            first.sequential.spec,
+            first.construct.governing_threshold_h,
+            model_support,
+            human_support,
+        )
+        codes = np.zeros(n_total, dtype=np.int8)
+        roots = np.full(n_total, cap, dtype=np.int32)
+        for t in range(cap):
+            active = codes == 0
+            if not active.any():
+                break
+            tracker.update(model_k[:, t], human_k[:, t], active=active)
+            now = tracker.verdict_codes(at_cap=(t + 1 == cap))
+            newly = active & (now != 0)
+            codes[newly] = now[newly]
+            roots[newly] = t + 1
+        codes_all.append(codes)
+        roots_all.append(roots)
+    sprt_codes, sprt_roots = _sprt(first, model_k[:, :cap], two_j)
+    fixed = _fixed_n(
+        first, model_k[:, : first.fixed_n] / two_j, human_k[:, : first.fixed_n] / n_h
+    )
+    outcomes = []
+    start = 0
+    for c in cells:
+        sl = slice(start, start + c.n_replicates)
+        start += c.n_replicates
+        outcomes.append(
+            BlockOutcome(
+                eprocess_codes=tuple(x[sl] for x in codes_all),
+                eprocess_roots=tuple(x[sl] for x in roots_all),
+                sprt_codes=sprt_codes[sl],
+                sprt_roots=sprt_roots[sl],
+                fixed_effect=fixed[sl],
+            )
+        )
+    return outcomes
+
+
+def _sprt(
+    design: RouteDesign, model_k: NDArray[np.int64], two_j: int
+) -> tuple[NDArray[np.int8], NDArray[np.int32]]:
+    """Grouped SPRT: 1 = EFFECT (accept H1), 2 = NO_EFFECT (accept H0), 3 = truncated."""
+    log_a, log_b, up, down = design.sprt_steps()
+    llr = np.cumsum(model_k * up + (two_j - model_k) * down, axis=1)
+    crossed = (llr >= log_a) | (llr <= log_b)
+    any_cross = crossed.any(axis=1)
+    first = np.where(any_cross, crossed.argmax(axis=1), model_k.shape[1] - 1)
+    final = llr[np.arange(llr.shape[0]), first]
+    codes = np.where(~any_cross, 3, np.where(final >= log_a, 1, 2)).astype(np.int8)
+    return codes, (first + 1).astype(np.int32)
+
+
+def _fixed_n(
+    design: RouteDesign, m: NDArray[np.float64], h: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """One-sided paired t test of mean(M - H) > 0 at the per-side alpha, at the planned n."""
+    from scipy.special import stdtrit
+
+    d = m - h
+    n = d.shape[1]
+    mean = d.mean(axis=1)
+    sd = d.std(axis=1, ddof=1)
+    crit = float(stdtrit(n - 1, 1.0 - design.per_side_alpha))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sd > 0, mean / (sd / math.sqrt(n)), np.where(mean > 0, np.inf, -np.inf))
+    return np.asarray(t > crit)
+
+
+def merge_blocks(blocks: Sequence[BlockOutcome]) -> BlockOutcome:
+    """Concatenate blocks in block order."""
+    k = len(blocks[0].eprocess_codes)
+    return BlockOutcome(
+        eprocess_codes=tuple(np.concatenate([b.eprocess_codes[i] for b in blocks]) for i in range(k)),
+        eprocess_roots=tuple(np.concatenate([b.eprocess_roots[i] for b in blocks]) for i in range(k)),
+        sprt_codes=np.concatenate([b.sprt_codes for b in blocks]),
+        sprt_roots=np.concatenate([b.sprt_roots for b in blocks]),
+        fixed_effect=np.concatenate([b.fixed_effect for b in blocks]),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Summaries
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RouteOC:
+    """Operating characteristics of one route under one scenario (all simulated)."""
+
+    route: str
+    construction: str | None
+    guarantee: str
+    p_verdict: dict[str, Figure]
+    p_wrong: Figure
+    p_correct: Figure
+    p_verdict_issued: Figure
+    mean_roots: Figure
+    roots_quantiles: dict[str, Figure]
+    max_roots: int
+    cap: int
+    mean_model_touches: Figure
+    mean_human_touches: Figure
+    mean_touches: Figure
+    mean_model_cost: Figure
+    mean_human_cost: Figure
+    mean_cost: Figure
+    cost_per_valid_verdict: Figure | None
+    touches_per_valid_verdict: Figure | None
+
+
+@dataclass(frozen=True)
+class ScenarioOC:
+    scenario: str
+    effect_exists: bool
+    effect_scale: float
+    model_shift_h: float
+    stream_correlation: float
+    latent_correlation: float
+    mu_model: float
+    mu_human: float
+    true_h: float
+    replicates: int
+    routes: tuple[RouteOC, ...]
+
+    def route(self, name: str, construction: str | None = None) -> RouteOC:
+        for r in self.routes:
+            if r.route == name and (construction is None or r.construction == construction):
+                return r
+        raise KeyError((name, construction))
+
+
+def _p(indicator: NDArray[np.bool_]) -> Figure:
+    n = indicator.size
+    p = float(indicator.mean())
+    return simulated(p, math.sqrt(max(p * (1 - p), 0.0) / n), n)
+
+
+def _mean(x: NDArray[np.float64]) -> Figure:
+    n = x.size
+    sd = float(x.std(ddof=1)) if n > 1 else 0.0
+    return simulated(float(x.mean()), sd / math.sqrt(n), n)
+
+
+def _quantile(x: NDArray[np.float64], q: float) -> Figure:
+    """Empirical quantile; MCSE from the binomial (order-statistic) interval of its rank."""
+    n = x.size
+    srt = np.sort(x)
+    value = float(np.quantile(srt, q, method="inverted_cdf"))
+    half = 1.96 * math.sqrt(n * q * (1 - q))
+    lo = srt[max(int(math.floor(n * q - half)), 0)]
+    hi = srt[min(int(math.ceil(n * q + half)), n - 1)]
+    return simulated(value, float(hi - lo) / (2 * 1.96), n)
+
+
+def _ratio(num: NDArray[np.float64], den: NDArray[np.bool_]) -> Figure | None:
+    """mean(num) / mean(den) with a delta-method MCSE; None when no verdict was issued."""
+    n = num.size
+    p = float(den.mean())
+    if p == 0.0:
+        return None
+    r = float(num.mean()) / p
+    dev = num - r * den.astype(np.float64)
+    sd = float(dev.std(ddof=1)) if n > 1 else 0.0
+    return simulated(r, sd / (math.sqrt(n) * p), n)
+
+
+def _route_oc(
+    route: str,
+    construction: str | None,
+    guarantee: str,
+    labels: Sequence[str],
+    codes: NDArray[np.int8],
+    roots: NDArray[np.int32],
+    wrong: NDArray[np.bool_],
+    issued: NDArray[np.bool_],
+    uses_humans: bool,
+    design: RouteDesign,
+) -> RouteOC:
+    r = roots.astype(np.float64)
+    model_touches = r * design.model_touches_per_root
+    model_cost = r * design.model_cost_per_root
+    human_touches = design.fixed_human_touches + (
+        r * design.human_judgments_per_root if uses_humans else 0.0 * r
+    )
+    human_cost = design.fixed_human_cost + (
+        r * design.human_cost_per_root if uses_humans else 0.0 * r
+    )
+    touches = model_touches + human_touches
+    cost = model_cost + human_cost
+    return RouteOC(
+        route=route,
+        construction=construction,
+        guarantee=guarantee,
+        p_verdict={lab: _p(codes == i + 1) for i, lab in enumerate(labels)},
+        p_wrong=_p(wrong),
+        p_correct=_p(issued & ~wrong),
+        p_verdict_issued=_p(issued),
+        mean_roots=_mean(r),
+        roots_quantiles={f"q{int(q * 100)}": _quantile(r, q) for q in QUANTILES},
+        max_roots=int(roots.max()),
+        cap=design.sequential.cap_roots if route != "fixed_n" else design.fixed_n,
+        mean_model_touches=_mean(model_touches),
+        mean_human_touches=_mean(human_touches),
+        mean_touches=_mean(touches),
+        mean_model_cost=_mean(model_cost),
+        mean_human_cost=_mean(human_cost),
+        mean_cost=_mean(cost),
+        cost_per_valid_verdict=_ratio(cost, issued),
+        touches_per_valid_verdict=_ratio(touches, issued),
+    )
+
+
+def guarantees(design: RouteDesign) -> dict[str, str]:
+    a = design.construct.per_tail_alpha
+    return {
+        "eprocess": (
+            f"anytime-valid: P(false EFFECT_SUPPORTED) ≤ {2 * a:g} per side under any stopping "
+            "rule, peeking after every root and optional continuation"
+        ),
+        "sprt": (
+            f"Wald SPRT, alpha {design.per_side_alpha:g} / beta {design.sprt_beta:g} only at its "
+            "designed stopping discipline, with independent judgments and the human baseline "
+            "taken as known; truncated at the cap"
+        ),
+        "fixed_n": (
+            f"alpha {design.per_side_alpha:g} at exactly n = {design.fixed_n} roots, one look, no "
+            "peeking; tests h > 0, not h ≥ threshold"
+        ),
+    }
+
+
+def summarize(
+    design: RouteDesign,
+    scenario: TruthScenario,
+    outcome: BlockOutcome,
+    constructions: Sequence[str] | None = None,
+) -> ScenarioOC:
+    """Operating characteristics of every route from merged block outcomes."""
+    panel = scenario_panel(design.panel, scenario)
+    mu_m, mu_h, true_h = true_rates(panel, scenario, design.construct.human_baseline_rate)
+    # the world's truth: an effect exists iff the scenario's effect scale is positive (a confound
+    # moves the streams without any effect; an adversarial panel may hide a real one)
+    effect = scenario.effect_scale > 0
+    g = guarantees(design)
+    routes: list[RouteOC] = []
+    for construction, codes, roots in zip(
+        constructions or design.sequential.constructions(),
+        outcome.eprocess_codes,
+        outcome.eprocess_roots,
+        strict=True,
+    ):
+        # wrong: an effect claimed where none exists, or "no / too small an effect" where one does
+        wrong = (codes == 1) if not effect else ((codes == 2) | (codes == 3))
+        routes.append(
+            _route_oc(
+                "eprocess", construction, g["eprocess"], EPROCESS_VERDICTS, codes, roots,
+                wrong, (codes >= 1) & (codes <= 3), True, design,
+            )
+        )
+    sc, sr = outcome.sprt_codes, outcome.sprt_roots
+    routes.append(
+        _route_oc(
+            "sprt", None, g["sprt"], SPRT_VERDICTS, sc, sr,
+            (sc == 1) if not effect else (sc == 2), (sc == 1) | (sc == 2),
+            False, design,
+        )
+    )
+    fe = outcome.fixed_effect
+    fixed_codes = np.where(fe, 1, 2).astype(np.int8)
+    fixed_roots = np.full(fe.size, design.fixed_n, dtype=np.int32)
+    routes.append(
+        _route_oc(
+            "fixed_n", None, g["fixed_n"], FIXED_VERDICTS, fixed_codes, fixed_roots,
+            fe if not effect else ~fe, np.ones(fe.size, dtype=np.bool_),
+            True, design,
+        )
+    )
+    return ScenarioOC(
+        scenario=scenario.name,
+        effect_exists=bool(effect),
+        effect_scale=scenario.effect_scale,
+        model_shift_h=scenario.model_shift_h,
+        stream_correlation=scenario.stream_correlation,
+        latent_correlation=panel.latent_correlation,
+        mu_model=mu_m,
+        mu_human=mu_h,
+        true_h=true_h,
+        replicates=int(fe.size),
+        routes=tuple(routes),
+    )
+
+
+@dataclass(frozen=True)
+class Job:
+    """One scenario to characterise: a design, a truth scenario and its RNG purpose."""
+
+    design: RouteDesign
+    scenario: TruthScenario
+    purpose: str
+
+
+def simulate_scenarios(
+    jobs: Sequence[Job],
+    seed: int,
+    replicates: int,
+    block_size: int,
+    constructions: Sequence[str] | None = None,
+) -> list[ScenarioOC]:
+    """Operating characteristics of several scenarios, batched block by block.
+
+    Job j's block b always draws from ``block_streams(seed, job.purpose, ...)[b]``; compatible
+    jobs (same panel size, construct, sequential settings) share one batch tracker per block.
+    The numbers are therefore the same as running each job alone.
+    """
+    from verdictpack._rng import block_streams
+
+    streams = [block_streams(seed, job.purpose, replicates, block_size) for job in jobs]
+    outcomes: list[list[BlockOutcome]] = [[] for _ in jobs]
+    for b in range(len(streams[0])):
+        groups: dict[tuple[object, ...], list[int]] = {}
+        for j, job in enumerate(jobs):
+            key = (
+                id(job.design.construct),
+                job.design.sequential,
+                touches_per_root(job.design.panel),
+                job.design.human_judgments_per_root,
+            )
+            groups.setdefault(key, []).append(j)
+        for idxs in groups.values():
+            cells = [
+                Cell(jobs[j].design, jobs[j].scenario, streams[j][b][0], streams[j][b][1])
+                for j in idxs
+            ]
+            for j, out in zip(idxs, run_cells(cells, constructions), strict=True):
+                outcomes[j].append(out)
+    return [
+        summarize(job.design, job.scenario, merge_blocks(outcomes[j]), constructions)
+        for j, job in enumerate(jobs)
+    ]

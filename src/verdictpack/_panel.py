@@ -1,0 +1,249 @@
+"""The judge layer (kind ``judges``): panel composition priced before a judgment is spent.
+
+Each composition is a panel of character sheets (see :mod:`verdictpack._judges` for the
+generative model). For every composition and both worlds -- the effect present (each judge's
+``lean_h`` applies, scaled by ``effect_scale``) and absent -- the registered sequential verdict is
+re-run by simulation, with the SPRT and the fixed-n test beside it on the same roots. The report
+puts each composition's price next to its accuracy: P(each verdict), P(wrong verdict), roots,
+touches and cost (the human layer always its own line), and the effective panel size
+J / (1 + (J - 1) rho) beside the nominal size.
+
+A verdict is *wrong* when it contradicts the world, not the panel: EFFECT_SUPPORTED where no
+effect exists, or NO_POSITIVE_EFFECT / BELOW_PRACTICAL_THRESHOLD where it does. A panel whose
+sheets lean against the truth therefore shows the documented failure: a confident wrong verdict
+that arrives fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field
+
+from verdictpack._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    construct_rules,
+)
+from verdictpack._design import (
+    HumanSpec,
+    PanelSpec,
+    RoutesSpec,
+    SequentialSpec,
+    build_panel,
+    build_sequential,
+    panel_rules,
+    sequential_rules,
+)
+from verdictpack._judges import TruthScenario, effective_panel_size
+from verdictpack._layer import Layer, RunOptions
+from verdictpack._operating import ScenarioOC
+from verdictpack._provenance import Provenance, provenance
+from verdictpack._results import Figure, closed_form
+from verdictpack._verdict import route_design, simulate_scenario
+
+__all__ = ["CompositionResult", "JudgesConfig", "JudgesResult", "run_judges"]
+
+
+class WorldSpec(StrictModel):
+    effect_scale: float = Field(ge=0.0, le=10.0, description="multiplies every judge's lean_h")
+    stream_correlation: float = Field(ge=-1.0, le=1.0)
+
+
+class WorldsSpec(StrictModel):
+    effect_present: WorldSpec
+    effect_absent: WorldSpec
+
+
+class JudgesConfig(StrictModel):
+    kind: Literal["judges"]
+    seed: int = Field(ge=0, lt=2**63)
+    construct_spec: ConstructSpec = Field(alias="construct")
+    sequential: SequentialSpec
+    human: HumanSpec
+    routes: RoutesSpec
+    worlds: WorldsSpec
+    compositions: list[PanelSpec] = Field(min_length=1)
+    replicates: int = Field(ge=100, le=1_000_000)
+
+
+def _world_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
+    worlds = cfg.get("worlds")
+    if isinstance(worlds, dict):
+        present = worlds.get("effect_present")
+        if isinstance(present, dict) and present.get("effect_scale") == 0:
+            yield (
+                ("worlds", "effect_present", "effect_scale"),
+                0,
+                "a positive effect scale (the effect-present world needs an effect)",
+            )
+        absent = worlds.get("effect_absent")
+        if isinstance(absent, dict) and absent.get("effect_scale") not in (0, 0.0, None):
+            yield (
+                ("worlds", "effect_absent", "effect_scale"),
+                absent.get("effect_scale"),
+                "0 (no effect in the effect-absent world)",
+            )
+    comps = cfg.get("compositions")
+    if isinstance(comps, list):
+        seen: set[str] = set()
+        for i, comp in enumerate(comps):
+            name = comp.get("name") if isinstance(comp, dict) else None
+            if isinstance(name, str):
+                if name in seen:
+                    yield (("compositions", i, "name"), name, "a composition name used once")
+                seen.add(name)
+
+
+def _composition_panels(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
+    """The panel rule applied to every composition, whatever their number."""
+    comps = cfg.get("compositions")
+    if not isinstance(comps, list):
+        return
+    for i, comp in enumerate(comps):
+        if isinstance(comp, dict):
+            for rule in panel_rules(("compositions", i)):
+                for rel, received, expected in rule.check(comp):
+                    yield (("compositions", i, *rel), received, expected)
+
+
+RULES = (
+    *construct_rules(("construct",)),
+    *sequential_rules(("sequential",)),
+    CrossRule(at=(), check=_world_check),
+    CrossRule(at=(), check=_composition_panels),
+)
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    name: str
+    role: str
+    baseline_rate: float
+    lean_h: float
+    noise: float
+    position_bias: float
+    cost_per_judgment: float
+
+
+@dataclass(frozen=True)
+class CompositionResult:
+    name: str
+    judges: tuple[JudgeRow, ...]
+    nominal_size: int
+    latent_correlation: float
+    effective_size: Figure
+    touches_per_root: int
+    cost_per_root: float
+    effect_present: ScenarioOC
+    effect_absent: ScenarioOC
+
+
+@dataclass(frozen=True)
+class JudgesResult:
+    kind: str
+    construct: Construct
+    seed: int
+    replicates: int
+    construction: str
+    cap_roots: int
+    human_judgments_per_root: int
+    human_cost_per_judgment: float
+    compositions: tuple[CompositionResult, ...]
+    provenance: Provenance
+
+
+def run_judges(config: JudgesConfig, source: ConfigSource) -> JudgesResult:
+    construct = compile_construct(config.construct_spec)
+    sequential = build_sequential(config.sequential)
+    results = []
+    for i, comp in enumerate(config.compositions):
+        panel = build_panel(comp)
+        design = route_design(construct, panel, config.human, sequential, config.routes)
+        worlds = {}
+        for key, world in (
+            ("present", config.worlds.effect_present),
+            ("absent", config.worlds.effect_absent),
+        ):
+            scenario = TruthScenario(
+                name=f"effect {key}",
+                effect_scale=world.effect_scale,
+                stream_correlation=world.stream_correlation,
+            )
+            worlds[key] = simulate_scenario(
+                design,
+                scenario,
+                config.seed,
+                f"judges/{i}/{key}",
+                config.replicates,
+                constructions=(sequential.construction,),
+            )
+        results.append(
+            CompositionResult(
+                name=comp.name,
+                judges=tuple(
+                    JudgeRow(
+                        j.name, j.role, j.baseline_rate, j.lean_h, j.noise, j.position_bias,
+                        j.cost_per_judgment,
+                    )
+                    for j in comp.judges
+                ),
+                nominal_size=len(comp.judges),
+                latent_correlation=comp.latent_correlation,
+                effective_size=closed_form(
+                    effective_panel_size(len(comp.judges), comp.latent_correlation)
+                ),
+                touches_per_root=design.model_touches_per_root + design.human_judgments_per_root,
+                cost_per_root=design.model_cost_per_root + design.human_cost_per_root,
+                effect_present=worlds["present"],
+                effect_absent=worlds["absent"],
+            )
+        )
+    return JudgesResult(
+        kind="judges",
+        construct=construct,
+        seed=config.seed,
+        replicates=config.replicates,
+        construction=sequential.construction,
+        cap_roots=sequential.cap_roots,
+        human_judgments_per_root=config.human.judgments_per_root,
+        human_cost_per_judgment=config.human.cost_per_judgment,
+        compositions=tuple(results),
+        provenance=provenance(
+            source,
+            "judges",
+            config.seed,
+            {
+                "construction": sequential.construction,
+                "lambdas": list(sequential.spec.lambdas),
+                "cap_roots": sequential.cap_roots,
+                "replicates": config.replicates,
+            },
+        ),
+    )
+
+
+def _run(config: JudgesConfig, source: ConfigSource, options: RunOptions) -> JudgesResult:
+    return run_judges(config, source)
+
+
+def _render(result: JudgesResult) -> dict[str, str]:
+    from verdictpack._report import render_judges, render_results_json
+
+    return {"report.md": render_judges(result), "results.json": render_results_json(result)}
+
+
+LAYER = Layer(
+    kind="judges",
+    summary="panel compositions as character sheets, each priced next to its accuracy",
+    model=JudgesConfig,
+    rules=RULES,
+    run=_run,
+    render=_render,
+)

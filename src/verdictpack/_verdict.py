@@ -1,0 +1,301 @@
+"""The verdict layer (kind ``verdict``): every route to a verdict, its distribution and its cost.
+
+A construct plus a stream model. The model stream is a panel of ``judges_per_root`` exchangeable
+judges, each shown every root in both orders, whose rate sits exactly ``true_h`` (Cohen's h) above
+the human baseline; the human stream is ``judgments_per_root`` human judgments at the baseline.
+For each scenario (a true h) and each route -- the anytime-valid e-process (both constructions,
+the registered one first), the SPRT and the fixed-n test -- it reports the distribution of
+verdicts, the mean and quantiles of roots and touches, the cost, and the guarantee the route
+carries. Beside the simulation: the SPRT's exact operating characteristics by recursion (Wald's
+approximations beside them) and the fixed-n exact binomial size of the same claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from verdictpack._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    construct_rules,
+)
+from verdictpack._design import (
+    HumanSpec,
+    RoutesSpec,
+    SequentialSettings,
+    SequentialSpec,
+    build_sequential,
+    sequential_rules,
+)
+from verdictpack._judges import JudgeSheet, Panel, TruthScenario
+from verdictpack._layer import Layer, RunOptions
+from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack._provenance import Provenance, provenance
+from verdictpack._results import Figure, exact
+from verdictpack._stats import binomial_sample_size, two_proportion_n
+
+__all__ = ["RouteComparison", "VerdictConfig", "VerdictResult", "run_verdict"]
+
+BLOCK_SIZE = 500
+
+
+class StreamModelSpec(StrictModel):
+    judges_per_root: int = Field(ge=1, le=50)
+    latent_correlation: float = Field(ge=-1.0, le=1.0)
+    cost_per_judgment: float = Field(ge=0.0)
+    stream_correlation: float = Field(ge=-1.0, le=1.0)
+    human: HumanSpec
+
+
+class ScenarioSpec(StrictModel):
+    name: Annotated[str, Field(min_length=1)]
+    true_h: float = Field(ge=0.0, le=3.0, description="true h of the model stream over humans")
+
+
+class VerdictConfig(StrictModel):
+    kind: Literal["verdict"]
+    seed: int = Field(ge=0, lt=2**63)
+    construct_spec: ConstructSpec = Field(alias="construct")
+    sequential: SequentialSpec
+    streams: StreamModelSpec
+    routes: RoutesSpec
+    scenarios: list[ScenarioSpec] = Field(min_length=1)
+    replicates: int = Field(ge=100, le=1_000_000)
+
+
+def _scenario_names(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
+    scenarios = cfg.get("scenarios")
+    if not isinstance(scenarios, list):
+        return
+    seen: set[str] = set()
+    for i, s in enumerate(scenarios):
+        name = s.get("name") if isinstance(s, dict) else None
+        if isinstance(name, str):
+            if name in seen:
+                yield (("scenarios", i, "name"), name, "a scenario name used once")
+            seen.add(name)
+
+
+RULES = (
+    *construct_rules(("construct",)),
+    *sequential_rules(("sequential",)),
+    CrossRule(at=(), check=_scenario_names),
+)
+
+
+@dataclass(frozen=True)
+class SPRTExact:
+    """The SPRT's exact operating characteristics (recursion) with Wald's approximations."""
+
+    p0: float
+    p1: float
+    alpha: float
+    beta: float
+    log_a: float
+    log_b: float
+    step_success: float
+    step_failure: float
+    actual_alpha: Figure
+    actual_beta: Figure
+    asn_h0: Figure
+    asn_h1: Figure
+    wald_asn_h0: Figure
+    wald_asn_h1: Figure
+    n_quantiles_h0: dict[str, int]
+    n_quantiles_h1: dict[str, int]
+    horizon: int
+    mass_beyond_horizon: float
+    fixed_n_exact: Figure
+    note: str
+
+
+@dataclass(frozen=True)
+class RouteComparison:
+    scenario: ScenarioOC
+
+
+@dataclass(frozen=True)
+class VerdictResult:
+    kind: str
+    construct: Construct
+    seed: int
+    replicates: int
+    construction: str
+    cap_roots: int
+    judges_per_root: int
+    human_judgments_per_root: int
+    fixed_n_roots: int
+    touches_per_root: int
+    cost_per_root: float
+    sprt_exact: SPRTExact
+    scenarios: tuple[ScenarioOC, ...]
+    provenance: Provenance
+
+
+def _stream_panel(streams: StreamModelSpec, human_rate: float) -> Panel:
+    judges = tuple(
+        JudgeSheet(
+            name=f"judge-{j + 1}",
+            role="exchangeable model judge",
+            baseline_rate=human_rate,
+            lean_h=1.0,
+            noise=0.0,
+            position_bias=0.0,
+            cost_per_judgment=streams.cost_per_judgment,
+        )
+        for j in range(streams.judges_per_root)
+    )
+    return Panel(judges=judges, latent_correlation=streams.latent_correlation)
+
+
+def route_design(
+    construct: Construct,
+    panel: Panel,
+    human: HumanSpec,
+    sequential: SequentialSettings,
+    routes: RoutesSpec,
+    fixed_human_touches: int = 0,
+    fixed_human_cost: float = 0.0,
+) -> RouteDesign:
+    fixed_n = two_proportion_n(
+        construct.governing_threshold_h, 2 * construct.per_tail_alpha, routes.fixed_n_power, 1
+    )
+    return RouteDesign(
+        construct=construct,
+        panel=panel,
+        human_judgments_per_root=human.judgments_per_root,
+        human_cost_per_judgment=human.cost_per_judgment,
+        sequential=sequential,
+        sprt_beta=routes.sprt_beta,
+        fixed_n=fixed_n,
+        fixed_human_touches=fixed_human_touches,
+        fixed_human_cost=fixed_human_cost,
+    )
+
+
+def simulate_scenario(
+    design: RouteDesign,
+    scenario: TruthScenario,
+    seed: int,
+    purpose: str,
+    replicates: int,
+    constructions: Sequence[str] | None = None,
+) -> ScenarioOC:
+    """All routes under one scenario, block by block on the RNG policy's block streams."""
+    job = Job(design, scenario, purpose)
+    return simulate_scenarios([job], seed, replicates, BLOCK_SIZE, constructions)[0]
+
+
+def sprt_exact(design: RouteDesign, fixed_power: float) -> SPRTExact:
+    from verdictpack._sprt import BernoulliSPRT
+
+    c = design.construct
+    p0, p1 = c.human_baseline_rate, c.p1_at_threshold
+    sprt = BernoulliSPRT(p0, p1, design.per_side_alpha, design.sprt_beta)
+    h0 = sprt.exact_operating_characteristics(p0)
+    h1 = sprt.exact_operating_characteristics(p1)
+    fixed = binomial_sample_size(p0, p1, design.per_side_alpha, fixed_power, 1)
+
+    def quantiles(oc: Any) -> dict[str, int]:
+        return {k: int(v.value) for k, v in oc.n_quantiles.items() if v is not None}
+
+    return SPRTExact(
+        p0=p0,
+        p1=p1,
+        alpha=design.per_side_alpha,
+        beta=design.sprt_beta,
+        log_a=sprt.log_a,
+        log_b=sprt.log_b,
+        step_success=sprt.step_success,
+        step_failure=sprt.step_failure,
+        actual_alpha=h0.p_accept_h1,
+        actual_beta=h1.p_accept_h0,
+        asn_h0=h0.asn,
+        asn_h1=h1.asn,
+        wald_asn_h0=h0.wald_asn,
+        wald_asn_h1=h1.wald_asn,
+        n_quantiles_h0=quantiles(h0),
+        n_quantiles_h1=quantiles(h1),
+        horizon=int(h0.n_max),
+        mass_beyond_horizon=float(max(h0.p_beyond_horizon.value, h1.p_beyond_horizon.value)),
+        fixed_n_exact=exact(fixed.first_n),
+        note=(
+            "per-judgment Bernoulli SPRT of the model stream against the human baseline taken as "
+            "known; exact by recursion over the continuation region, judgments independent"
+        ),
+    )
+
+
+def run_verdict(config: VerdictConfig, source: ConfigSource) -> VerdictResult:
+    construct = compile_construct(config.construct_spec)
+    sequential = build_sequential(config.sequential)
+    panel = _stream_panel(config.streams, construct.human_baseline_rate)
+    design = route_design(construct, panel, config.streams.human, sequential, config.routes)
+    jobs = [
+        Job(
+            design,
+            TruthScenario(
+                name=sc.name,
+                effect_scale=sc.true_h,
+                stream_correlation=config.streams.stream_correlation,
+            ),
+            f"verdict/{i}",
+        )
+        for i, sc in enumerate(config.scenarios)
+    ]
+    scenarios = simulate_scenarios(jobs, config.seed, config.replicates, BLOCK_SIZE)
+    return VerdictResult(
+        kind="verdict",
+        construct=construct,
+        seed=config.seed,
+        replicates=config.replicates,
+        construction=sequential.construction,
+        cap_roots=sequential.cap_roots,
+        judges_per_root=config.streams.judges_per_root,
+        human_judgments_per_root=config.streams.human.judgments_per_root,
+        fixed_n_roots=design.fixed_n,
+        touches_per_root=design.model_touches_per_root + design.human_judgments_per_root,
+        cost_per_root=design.model_cost_per_root + design.human_cost_per_root,
+        sprt_exact=sprt_exact(design, config.routes.fixed_n_power),
+        scenarios=tuple(scenarios),
+        provenance=provenance(
+            source,
+            "verdict",
+            config.seed,
+            {
+                "construction": sequential.construction,
+                "lambdas": list(sequential.spec.lambdas),
+                "cap_roots": sequential.cap_roots,
+                "replicates": config.replicates,
+                "block_size": BLOCK_SIZE,
+            },
+        ),
+    )
+
+
+def _run(config: VerdictConfig, source: ConfigSource, options: RunOptions) -> VerdictResult:
+    return run_verdict(config, source)
+
+
+def _render(result: VerdictResult) -> dict[str, str]:
+    from verdictpack._report import render_results_json, render_verdict
+
+    return {"report.md": render_verdict(result), "results.json": render_results_json(result)}
+
+
+LAYER = Layer(
+    kind="verdict",
+    summary="every route to a verdict under a stream model: verdicts, roots, cost, guarantee",
+    model=VerdictConfig,
+    rules=RULES,
+    run=_run,
+    render=_render,
+)
