@@ -359,8 +359,11 @@ def _panel_with_position_bias(panel: Panel, bias: float) -> Panel:
     )
 
 
-def _track_state(tracker: HTracker, verdict: str, root: int | None, track: str,
-                 claim: str) -> TrackResult:
+def _track_state(
+    tracker: HTracker, verdict: str, root: int | None, track: str, claim: str
+) -> TrackResult:
+    """A track's verdict with the interval and bounds as they stood when it was reached."""
+    has = tracker.n_roots > 0
     return TrackResult(
         track=track,
         construction=tracker.construction,
@@ -368,10 +371,10 @@ def _track_state(tracker: HTracker, verdict: str, root: int | None, track: str,
         claim=claim,
         verdict=verdict,
         roots_at_verdict=root,
-        h_interval=tracker.h_interval if tracker.n_roots else None,
-        model_bounds=tracker.model_bounds if tracker.n_roots else None,
-        human_bounds=tracker.human_bounds if tracker.n_roots else None,
-        diff_bounds=tracker.diff_bounds if tracker.n_roots else None,
+        h_interval=tracker.h_interval if has else None,
+        model_bounds=tracker.model_bounds if has else None,
+        human_bounds=tracker.human_bounds if has else None,
+        diff_bounds=tracker.diff_bounds if has else None,
         error_per_side=tracker.error_per_side,
     )
 
@@ -380,11 +383,16 @@ def _sequential_run(
     source: EvidenceSource,
     stimuli: Sequence[Any],
     trackers: dict[str, HTracker],
+    claims: dict[str, str],
     cap: int,
     baseline_rate: float,
-) -> tuple[dict[str, tuple[str, int | None]], list[dict[str, Any]], list[RootEvidence]]:
-    """Stream roots until the registered track's verdict or the cap; one evidence row per root."""
-    verdicts: dict[str, tuple[str, int | None]] = {}
+) -> tuple[dict[str, TrackResult], list[dict[str, Any]], list[RootEvidence]]:
+    """Stream roots until the registered track's verdict or the cap; one evidence row per root.
+
+    Each track's result is frozen (verdict, root, interval, bounds) when it first reaches a
+    verdict; the registered track alone stops the run.
+    """
+    verdicts: dict[str, TrackResult] = {}
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
     for t in range(cap):
@@ -400,7 +408,7 @@ def _sequential_run(
             lo, hi = tracker.h_interval
             v = classify(lo, hi, tracker.threshold, at_cap=at_cap and name == "registered")
             if v is not None:
-                verdicts[name] = (v.value, t + 1)
+                verdicts[name] = _track_state(tracker, v.value, t + 1, name, claims[name])
         reg = trackers["registered"]
         row: dict[str, Any] = {
             "root": t + 1,
@@ -416,7 +424,8 @@ def _sequential_run(
             "log_e_model_below_baseline": reg.model.log_e_lower(baseline_rate),
             "h_interval": list(reg.h_interval),
             "state": {
-                name: verdicts.get(name, ("CONTINUE", None))[0] for name in trackers
+                name: verdicts[name].verdict if name in verdicts else "CONTINUE"
+                for name in trackers
             },
         }
         comp = trackers["comparison"]
@@ -601,24 +610,30 @@ def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
         "comparison": HTracker(sequential.other_construction(), a_tail, sequential.spec,
                                construct.governing_threshold_h),
     }
+    claims = {
+        "registered": construct.registered_claim,
+        "extension": construct.extension_claim,
+        "comparison": construct.registered_claim,
+    }
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
+    verdicts: dict[str, TrackResult] = {}
     if audit.passed:
         verdicts, rows, seen = _sequential_run(
-            evidence_source, factory.admitted, trackers, effective_cap,
+            evidence_source, factory.admitted, trackers, claims, effective_cap,
             construct.human_baseline_rate,
         )
-    else:
-        verdicts = {name: (Verdict.INSTRUMENT_INVALID.value, None) for name in trackers}
     roots_run = len(rows)
-
-    def track(name: str, claim: str) -> TrackResult:
-        v, at = verdicts.get(name, ("NO_VERDICT_WHEN_REGISTERED_STOPPED", None))
-        return _track_state(trackers[name], v, at, name, claim)
-
-    registered = track("registered", construct.registered_claim)
-    extension = track("extension", construct.extension_claim)
-    comparison = track("comparison", construct.registered_claim)
+    if audit.passed:
+        missing = "NO_VERDICT_WHEN_REGISTERED_STOPPED"
+    else:
+        missing = Verdict.INSTRUMENT_INVALID.value
+    for name, tracker in trackers.items():
+        if name not in verdicts:
+            verdicts[name] = _track_state(tracker, missing, None, name, claims[name])
+    registered, extension, comparison = (
+        verdicts["registered"], verdicts["extension"], verdicts["comparison"]
+    )
     model_touches = sum(ev.model_touches for ev in seen)
     human_touches = sum(ev.human_touches for ev in seen)
     stream_checks = _stream_checks(seen, mu_m, mu_h)
