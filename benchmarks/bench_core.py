@@ -1,0 +1,120 @@
+"""Throughput of the sequential core: root events per second per core.
+
+One root event = one root consumed by a tracker: the model stream's bounds, the human stream's
+bounds (and the paired-difference stream's for the hybrid) updated, the h-interval recomputed
+and the verdict checked — the per-root work of the engine (scalar tracker) and of the battery
+(batch tracker, where a root event is one replicate-step).
+
+Workload (fixed, seeded): model panel of 3 judges × 2 orders (M_i ∈ {0, 1/6, …, 1}), two human
+judgments per root (H_i ∈ {0, ½, 1}) on every root, human rate 0.30, model rate at h = 0.45 above
+it, per-tail α 0.0025 (the decisive design), threshold h 0.3. Data are generated before timing.
+Batch replicates all stay active for the whole run (the battery stops decided replicates, which
+only removes work), so the figure is the worst case per replicate-step. Single process; BLAS
+pinned to one thread.
+
+Usage: python benchmarks/bench_core.py [--repeats 5] [--steps 600] [--replicates 1000 10000]
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from verdictpack._rng import stream  # noqa: E402
+from verdictpack._sequential import BatchHTracker, HTracker  # noqa: E402
+from verdictpack._stats import phi  # noqa: E402
+
+ALPHA = 0.0025
+THRESHOLD = 0.3
+P_HUMAN = 0.30
+H_TRUE = 0.45
+JUDGE_READINGS = 6  # 3 judges x 2 orders
+HUMAN_READINGS = 2
+M_SUPPORT = np.arange(JUDGE_READINGS + 1) / JUDGE_READINGS
+H_SUPPORT = np.arange(HUMAN_READINGS + 1) / HUMAN_READINGS
+
+
+def _data(replicates: int, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    p_model = math.sin((phi(P_HUMAN) + H_TRUE) / 2) ** 2
+    rng = stream(seed, "bench/core")
+    m_idx = rng.binomial(JUDGE_READINGS, p_model, (steps, replicates)).astype(np.intp)
+    h_idx = rng.binomial(HUMAN_READINGS, P_HUMAN, (steps, replicates)).astype(np.intp)
+    return m_idx, h_idx
+
+
+def bench_batch(construction: str, replicates: int, steps: int, seed: int) -> float:
+    m_idx, h_idx = _data(replicates, steps, seed)
+    tracker = BatchHTracker(replicates, construction, ALPHA, None, THRESHOLD, M_SUPPORT, H_SUPPORT)
+    start = time.perf_counter()
+    for t in range(steps):
+        tracker.update(m_idx[t], h_idx[t])
+        tracker.verdict_codes(t == steps - 1)
+    elapsed = time.perf_counter() - start
+    return replicates * steps / elapsed
+
+
+def bench_scalar(construction: str, steps: int, seed: int) -> float:
+    m_idx, h_idx = _data(1, steps, seed)
+    m_vals = M_SUPPORT[m_idx[:, 0]].tolist()
+    h_vals = H_SUPPORT[h_idx[:, 0]].tolist()
+    tracker = HTracker(construction, ALPHA, None, THRESHOLD)
+    start = time.perf_counter()
+    for t in range(steps):
+        tracker.update(m_vals[t], h_vals[t])
+        tracker.verdict(t == steps - 1)
+    elapsed = time.perf_counter() - start
+    return steps / elapsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=600, help="roots per batch replicate")
+    parser.add_argument("--scalar-steps", type=int, default=5000, help="roots, scalar stream")
+    parser.add_argument("--replicates", type=int, nargs="+", default=[1000, 10000])
+    args = parser.parse_args(argv)
+    print("command:", " ".join([os.path.basename(sys.executable), *sys.argv]))
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}, "
+        f"{os.cpu_count()} cpus visible, single process, BLAS threads "
+        f"{os.environ.get('OPENBLAS_NUM_THREADS')}"
+    )
+    print(f"load average at start (1, 5, 15 min): {os.getloadavg()}")
+    print(
+        f"workload: M on {M_SUPPORT.size} values, H on {H_SUPPORT.size} values, h = {H_TRUE} "
+        f"above p_H = {P_HUMAN}, per-tail alpha {ALPHA}, threshold {THRESHOLD}; "
+        f"median of {args.repeats} repeats"
+    )
+    header = ("path", "construction", "replicates", "roots", "root events/s", "min", "max")
+    print("{:<8} {:<12} {:>10} {:>6} {:>14} {:>12} {:>12}".format(*header))
+    seeds = range(args.repeats)
+    for construction in ("corners", "hybrid"):
+        rates = [bench_scalar(construction, args.scalar_steps, seed) for seed in seeds]
+        _row("scalar", construction, 1, args.scalar_steps, rates)
+        for reps in args.replicates:
+            rates = [bench_batch(construction, reps, args.steps, seed) for seed in seeds]
+            _row("batch", construction, reps, args.steps, rates)
+    print(f"load average at end (1, 5, 15 min): {os.getloadavg()}")
+
+
+def _row(path: str, construction: str, reps: int, steps: int, rates: list[float]) -> None:
+    print(
+        f"{path:<8} {construction:<12} {reps:>10,} {steps:>6} {statistics.median(rates):>14,.0f} "
+        f"{min(rates):>12,.0f} {max(rates):>12,.0f}",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
