@@ -16,7 +16,22 @@ from verdictpack._errors import (
     UsageError,
     VerdictpackError,
 )
+from verdictpack._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
+from verdictpack._judges import JudgeSheet, Panel, TruthScenario, effective_panel_size
 from verdictpack._results import Figure, dump_json, to_jsonable
+from verdictpack._sequential import (
+    BatchHTracker,
+    BatchMixtureCS,
+    ConfidenceSequence,
+    HTracker,
+    MixtureCS,
+    MixtureSpec,
+    Verdict,
+    classify,
+    corners_h_interval,
+    hybrid_h_interval,
+)
+from verdictpack._sprt import BernoulliSPRT
 from verdictpack._stats import (
     binomial_power,
     binomial_region,
@@ -37,7 +52,25 @@ from verdictpack._stats import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BatchHTracker",
+    "BatchMixtureCS",
+    "BernoulliSPRT",
+    "ConfidenceSequence",
     "ConfigError",
+    "EvidenceSource",
+    "HTracker",
+    "JudgeSheet",
+    "MixtureCS",
+    "MixtureSpec",
+    "Panel",
+    "RootEvidence",
+    "SimulatedPanelSource",
+    "TruthScenario",
+    "Verdict",
+    "classify",
+    "corners_h_interval",
+    "effective_panel_size",
+    "hybrid_h_interval",
     "Construct",
     "Defect",
     "Figure",

@@ -53,7 +53,7 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import special
 
 from ._errors import InputError
 from ._results import Figure, closed_form, exact, simulated
@@ -118,7 +118,7 @@ def _generator(name: str, value: Any) -> np.random.Generator:
 
 
 def _z_two_sided(level: float) -> float:
-    return float(stats.norm.ppf(0.5 + level / 2.0))
+    return float(special.ndtri(0.5 + level / 2.0))
 
 
 # --------------------------------------------------------------------------------------------

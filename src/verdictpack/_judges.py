@@ -87,7 +87,7 @@ from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import integrate, optimize, special
+from scipy import special
 
 from verdictpack._errors import InputError
 from verdictpack._results import Figure, exact
@@ -532,6 +532,8 @@ def _reachable(
         hi = grid[min(index + 1, grid.size - 1)]
         best_s, best_v = float(grid[index]), float(values[index])
         if hi > lo:
+            from scipy import optimize
+
             res = optimize.minimize_scalar(
                 lambda s: sign * g(s), bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
             )
@@ -587,6 +589,8 @@ def solve_effect_scale(panel: Panel, human_rate: float, target_h: float) -> floa
             return lo
         if abs(f(hi)) <= 1e-12:
             return hi
+    from scipy import optimize
+
     root: float = optimize.brentq(
         f, lo, hi, xtol=1e-15, rtol=4.0 * float(np.finfo(float).eps), maxiter=500
     )
@@ -708,6 +712,8 @@ def _bvn_excess(a: float, b: float, r: float) -> float:
         return math.exp(-(a * a - 2.0 * t * a * b + b * b) / (2.0 * one)) / (
             2.0 * math.pi * math.sqrt(one)
         )
+
+    from scipy import integrate
 
     area, _ = integrate.quad(density, 0.0, r, epsabs=1e-15, epsrel=1e-13, limit=200)
     return float(area)

@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize
 
 from verdictpack._errors import InputError
 from verdictpack._results import Figure, closed_form, exact
@@ -238,6 +237,8 @@ class BernoulliSPRT:
         lo = hi / 2.0
         while psi(sign * lo) > 0 and lo > 1e-12:
             lo /= 2.0
+        from scipy import optimize
+
         root = optimize.brentq(lambda x: psi(sign * x), lo, hi, xtol=1e-14, rtol=1e-14)
         return sign * float(root)
 
