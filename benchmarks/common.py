@@ -47,7 +47,10 @@ def time_call(fn: Callable[[], object], repeats: int) -> list[float]:
 
 def report(label: str, times: list[float], budget: float | None = None) -> None:
     med = statistics.median(times)
-    line = f"{label}: median {med:.3f} s over {len(times)} runs (min {min(times):.3f}, max {max(times):.3f})"
+    line = (
+        f"{label}: median {med:.3f} s over {len(times)} runs "
+        f"(min {min(times):.3f}, max {max(times):.3f})"
+    )
     if budget is not None:
         line += f"; budget {budget:.1f} s -> {'OK' if med <= budget else 'OVER'}"
     print(line)

@@ -14,9 +14,16 @@ from conftest import load_example
 from verdictpack._cli import main
 
 OUTPUTS = {
-    "verdict.json", "evidence.jsonl", "cost_comparison.csv", "validity_report.json",
-    "power_report.json", "registered_vs_extension.md", "provenance.json", "report.md",
-    "results.json", "stimuli.jsonl",
+    "verdict.json",
+    "evidence.jsonl",
+    "cost_comparison.csv",
+    "validity_report.json",
+    "power_report.json",
+    "registered_vs_extension.md",
+    "provenance.json",
+    "report.md",
+    "results.json",
+    "stimuli.jsonl",
 }
 
 
@@ -70,7 +77,9 @@ def test_evidence_rows_are_consistent(run: Path) -> None:
 # --- a separately written e-process (no import of verdictpack._sequential) -----------------
 
 
-def _log_e(xs: np.ndarray, m: float, lambdas: list[float], weights: list[float], sign: int) -> float:
+def _log_e(
+    xs: np.ndarray, m: float, lambdas: list[float], weights: list[float], sign: int
+) -> float:
     terms = [
         math.log(w) + float(np.sum(np.log1p(sign * lam * (xs - m))))
         for lam, w in zip(lambdas, weights, strict=True)
@@ -132,8 +141,11 @@ def test_verdict_and_bounds_rebuilt_from_evidence_alone(run: Path) -> None:
     h_lo, h_hi = _naive_cs(h, a / 4, lambdas, weights)
     d_lo, d_hi = _naive_cs((m - h + 1) / 2, a, lambdas, weights)
     d_lo, d_hi = 2 * d_lo - 1, 2 * d_hi - 1
-    for got, want in ((reg["model_bounds"], (m_lo, m_hi)), (reg["human_bounds"], (h_lo, h_hi)),
-                      (reg["diff_bounds"], (d_lo, d_hi))):
+    for got, want in (
+        (reg["model_bounds"], (m_lo, m_hi)),
+        (reg["human_bounds"], (h_lo, h_hi)),
+        (reg["diff_bounds"], (d_lo, d_hi)),
+    ):
         assert got[0] == pytest.approx(want[0], abs=1e-6) and got[0] <= want[0] + 1e-9
         assert got[1] == pytest.approx(want[1], abs=1e-6) and got[1] >= want[1] - 1e-9
     # h-interval: brute force over the polygon
@@ -174,14 +186,23 @@ def test_readers_at_chance_make_the_instrument_invalid(tmp_path: Path) -> None:
     ("mutate", "path"),
     [
         (lambda c: c["truth"].__setitem__("scenario", "alt"), "$.truth.scenario"),
-        (lambda c: c["stimuli"].__setitem__("templates", ["summary-framing-clauses"]),
-         "$.stimuli.templates"),
-        (lambda c: c["stimuli"].__setitem__("templates", ["nope", "summary-framing-clauses"]),
-         "$.stimuli.templates[0]"),
+        (
+            lambda c: c["stimuli"].__setitem__("templates", ["summary-framing-clauses"]),
+            "$.stimuli.templates",
+        ),
+        (
+            lambda c: c["stimuli"].__setitem__("templates", ["nope", "summary-framing-clauses"]),
+            "$.stimuli.templates[0]",
+        ),
         (lambda c: c["construct"].__setitem__("direction", "less"), "$.construct.direction"),
-        (lambda c: c["panel"].__setitem__("latent_correlation", -0.9), "$.panel.latent_correlation"),
-        (lambda c: c["panel"]["judges"][1].__setitem__("name", "frontier-a"),
-         "$.panel.judges[1].name"),
+        (
+            lambda c: c["panel"].__setitem__("latent_correlation", -0.9),
+            "$.panel.latent_correlation",
+        ),
+        (
+            lambda c: c["panel"]["judges"][1].__setitem__("name", "frontier-a"),
+            "$.panel.judges[1].name",
+        ),
     ],
 )
 def test_engine_refusals_name_the_path(tmp_path, capsys, mutate, path) -> None:

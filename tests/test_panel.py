@@ -58,19 +58,31 @@ def test_report_prints_price_next_to_accuracy(results) -> None:
 @pytest.mark.parametrize(
     ("mutate", "path"),
     [
-        (lambda c: c["compositions"][0]["judges"][0].__setitem__("baseline_rate", 1.2),
-         "$.compositions[0].judges[0].baseline_rate"),
-        (lambda c: c["compositions"][0]["judges"][0].__setitem__("noise", 1.5),
-         "$.compositions[0].judges[0].noise"),
-        (lambda c: c["compositions"][0]["judges"][1].__setitem__("name", "frontier-a"),
-         "$.compositions[0].judges[1].name"),
-        (lambda c: c["compositions"][0].__setitem__("latent_correlation", -0.5),
-         "$.compositions[0].latent_correlation"),
+        (
+            lambda c: c["compositions"][0]["judges"][0].__setitem__("baseline_rate", 1.2),
+            "$.compositions[0].judges[0].baseline_rate",
+        ),
+        (
+            lambda c: c["compositions"][0]["judges"][0].__setitem__("noise", 1.5),
+            "$.compositions[0].judges[0].noise",
+        ),
+        (
+            lambda c: c["compositions"][0]["judges"][1].__setitem__("name", "frontier-a"),
+            "$.compositions[0].judges[1].name",
+        ),
+        (
+            lambda c: c["compositions"][0].__setitem__("latent_correlation", -0.5),
+            "$.compositions[0].latent_correlation",
+        ),
         (lambda c: c["compositions"][0].__setitem__("judges", []), "$.compositions[0].judges"),
-        (lambda c: c["compositions"][1].__setitem__("name", "registered"),
-         "$.compositions[1].name"),
-        (lambda c: c["worlds"]["effect_present"].__setitem__("effect_scale", 0),
-         "$.worlds.effect_present.effect_scale"),
+        (
+            lambda c: c["compositions"][1].__setitem__("name", "registered"),
+            "$.compositions[1].name",
+        ),
+        (
+            lambda c: c["worlds"]["effect_present"].__setitem__("effect_scale", 0),
+            "$.worlds.effect_present.effect_scale",
+        ),
     ],
 )
 def test_refusals_by_name(tmp_path, capsys, mutate, path) -> None:

@@ -66,7 +66,9 @@ class JudgeSheetSpec(StrictModel):
     name: NonEmptyText
     role: NonEmptyText
     baseline_rate: float = Field(gt=0.0, lt=1.0, description="P(prefers treatment), no effect")
-    lean_h: float = Field(ge=-3.2, le=3.2, description="shift in h units when the effect is present")
+    lean_h: float = Field(
+        ge=-3.2, le=3.2, description="shift in h units when the effect is present"
+    )
     noise: float = Field(ge=0.0, le=1.0, description="attenuation toward chance")
     position_bias: float = Field(default=0.0, ge=0.0, lt=0.5, description="shift toward first")
     cost_per_judgment: float = Field(ge=0.0, description="price of one judgment")
@@ -163,9 +165,7 @@ def _panel_check(panel: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...],
         if param in ("latent_correlation", "order_correlation"):
             where = (param,)
         else:
-            index = next(
-                (i for i, j in enumerate(spec.judges) if j.name in str(exc)), None
-            )
+            index = next((i for i, j in enumerate(spec.judges) if j.name in str(exc)), None)
             leaf = param if param in _SHEET_PARAMS else "position_bias"
             where = ("judges", index, leaf) if index is not None else ("judges",)
         yield (where, exc.received, exc.allowed)

@@ -457,18 +457,21 @@ def _power(
     rate = construct.human_baseline_rate
     scenarios = [
         make_scenario("null", panel, rate),
-        make_scenario("registered_alternative", panel, rate,
-                      threshold_h=construct.governing_threshold_h),
+        make_scenario(
+            "registered_alternative", panel, rate, threshold_h=construct.governing_threshold_h
+        ),
     ]
     for h in cfg.power.above_threshold_h:
         sc = make_scenario("above_threshold", panel, rate, true_h=h)
-        scenarios.append(TruthScenario(
-            name=f"above_threshold h={h:g}",
-            effect_scale=sc.effect_scale,
-            model_shift_h=sc.model_shift_h,
-            stream_correlation=sc.stream_correlation,
-            latent_correlation=sc.latent_correlation,
-        ))
+        scenarios.append(
+            TruthScenario(
+                name=f"above_threshold h={h:g}",
+                effect_scale=sc.effect_scale,
+                model_shift_h=sc.model_shift_h,
+                stream_correlation=sc.stream_correlation,
+                latent_correlation=sc.latent_correlation,
+            )
+        )
     jobs = [Job(design, sc, f"engine/power/{sc.name}") for sc in scenarios]
     return tuple(simulate_scenarios(jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE))
 
@@ -510,16 +513,23 @@ def _confound_arms(
         design_text = "; crossed with ".join(_ARM_DESIGNS[n][0] for n in involved)
         stress_text = " + ".join(_ARM_DESIGNS[n][1] for n in involved)
         if "reader" in involved:
-            arms.append(ConfoundArm(name, crossed, design_text, stress_text, None,
-                                    _audit_pass_rate_at_chance(cfg)))
+            arms.append(
+                ConfoundArm(
+                    name, crossed, design_text, stress_text, None, _audit_pass_rate_at_chance(cfg)
+                )
+            )
             continue
         shift = stress.model_shift_h * sum(
             1 for n in involved if n in ("density", "register", "length", "framing")
         )
         arm_design = design
         if "position" in involved:
-            arm_design = RouteDesign(**{**design.__dict__, "panel": _panel_with_position_bias(
-                design.panel, stress.position_bias)})
+            arm_design = RouteDesign(
+                **{
+                    **design.__dict__,
+                    "panel": _panel_with_position_bias(design.panel, stress.position_bias),
+                }
+            )
         scenario = TruthScenario(
             name=f"confound:{'+'.join(involved)}", effect_scale=0.0, model_shift_h=shift
         )
@@ -561,12 +571,14 @@ def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
         DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
     )
     sc = config.stimuli.spot_check
-    spot = size_gate_spot_check(sc.error_rate, sc.confidence, sc.passes_per_pair,
-                                sc.cost_per_touch, factory.n_admitted)
+    spot = size_gate_spot_check(
+        sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
+    )
     # 2. instrument validation
     a = config.human.audit
-    audit_sim = simulate_reader_audit(a.roots, a.reconstruction_rate, stream(seed, "engine/audit"),
-                                      a.categories)
+    audit_sim = simulate_reader_audit(
+        a.roots, a.reconstruction_rate, stream(seed, "engine/audit"), a.categories
+    )
     audit = AuditGate(a.kappa_min).evaluate(audit_sim)
     # 3. preference baseline
     hb = config.human.baseline
@@ -597,18 +609,27 @@ def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
     run_panel = scenario_panel(panel, scenario)
     mu_m, mu_h, true_h = true_rates(run_panel, scenario, construct.human_baseline_rate)
     evidence_source = SimulatedPanelSource(
-        run_panel, scenario, construct.human_baseline_rate, config.human.judgments_per_root,
+        run_panel,
+        scenario,
+        construct.human_baseline_rate,
+        config.human.judgments_per_root,
         stream(seed, "engine/evidence"),
     )
     effective_cap = min(sequential.cap_roots, factory.n_admitted)
     a_tail = construct.per_tail_alpha
     trackers = {
-        "registered": HTracker(sequential.construction, a_tail, sequential.spec,
-                               construct.governing_threshold_h),
-        "extension": HTracker(sequential.construction, a_tail, sequential.spec,
-                              construct.extension_minimum_h),
-        "comparison": HTracker(sequential.other_construction(), a_tail, sequential.spec,
-                               construct.governing_threshold_h),
+        "registered": HTracker(
+            sequential.construction, a_tail, sequential.spec, construct.governing_threshold_h
+        ),
+        "extension": HTracker(
+            sequential.construction, a_tail, sequential.spec, construct.extension_minimum_h
+        ),
+        "comparison": HTracker(
+            sequential.other_construction(),
+            a_tail,
+            sequential.spec,
+            construct.governing_threshold_h,
+        ),
     }
     claims = {
         "registered": construct.registered_claim,
@@ -620,7 +641,11 @@ def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
     verdicts: dict[str, TrackResult] = {}
     if audit.passed:
         verdicts, rows, seen = _sequential_run(
-            evidence_source, factory.admitted, trackers, claims, effective_cap,
+            evidence_source,
+            factory.admitted,
+            trackers,
+            claims,
+            effective_cap,
             construct.human_baseline_rate,
         )
     roots_run = len(rows)
@@ -632,13 +657,14 @@ def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
         if name not in verdicts:
             verdicts[name] = _track_state(tracker, missing, None, name, claims[name])
     registered, extension, comparison = (
-        verdicts["registered"], verdicts["extension"], verdicts["comparison"]
+        verdicts["registered"],
+        verdicts["extension"],
+        verdicts["comparison"],
     )
     model_touches = sum(ev.model_touches for ev in seen)
     human_touches = sum(ev.human_touches for ev in seen)
     stream_checks = _stream_checks(seen, mu_m, mu_h)
-    costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches,
-                   human_touches)
+    costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches, human_touches)
     power = _power(config, design, panel, construct)
     arms = _confound_arms(config, design, construct)
     return EngineResult(
@@ -678,9 +704,10 @@ def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
                 "construction": sequential.construction,
                 "comparison_construction": sequential.other_construction(),
                 "lambdas": list(sequential.spec.lambdas),
-                "weights": list(sequential.spec.weights),
+                "weights": list(sequential.spec.weights or ()),
                 "per_tail_alpha": a_tail,
-                "hybrid_split": "M and H at per_tail/4, D at per_tail (error per side 2 x per_tail)",
+                "stream_alphas": trackers["registered"].stream_alphas,
+                "error_per_side": trackers["registered"].error_per_side,
                 "cap_roots": sequential.cap_roots,
                 "evidence_source": evidence_source.description,
                 "truth_scenario": scenario.name,
@@ -724,16 +751,26 @@ def _costs(
     h = cfg.human
     cpr_model = design.model_cost_per_root
     lines = [
-        CostLine("this run (e-process)", "stimulus gate spot-check (human)", exact(spot.touches),
-                 exact(spot.cost)),
-        CostLine("this run (e-process)", "model judgments", exact(model_touches),
-                 exact(roots_run * cpr_model)),
+        CostLine(
+            "this run (e-process)",
+            "stimulus gate spot-check (human)",
+            exact(spot.touches),
+            exact(spot.cost),
+        ),
+        CostLine(
+            "this run (e-process)",
+            "model judgments",
+            exact(model_touches),
+            exact(roots_run * cpr_model),
+        ),
         CostLine(
             "this run (e-process)",
             "human layer",
             exact(audit.readings + baseline.pilot_touches + human_touches),
-            exact(audit.readings * h.audit.cost_per_reading
-                  + (baseline.pilot_touches + human_touches) * h.cost_per_judgment),
+            exact(
+                audit.readings * h.audit.cost_per_reading
+                + (baseline.pilot_touches + human_touches) * h.cost_per_judgment
+            ),
         ),
     ]
     total_t = sum(float(x.touches.value) for x in lines)

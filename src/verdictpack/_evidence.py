@@ -91,9 +91,7 @@ class SimulatedPanelSource:
         return f"simulated panel (truth scenario '{self._scenario.name}')"
 
     def judge(self, stimulus: Root) -> RootEvidence:
-        detail = simulate_root_detail(
-            self._panel, self._scenario, self._rate, self._n_h, self._rng
-        )
+        detail = simulate_root_detail(self._panel, self._scenario, self._rate, self._n_h, self._rng)
         return RootEvidence(
             stimulus_id=stimulus.root_id,
             judges=detail.judges,

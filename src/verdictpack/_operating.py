@@ -46,17 +46,17 @@ from verdictpack._sequential import VERDICT_CODES, BatchHTracker
 __all__ = [
     "EPROCESS_VERDICTS",
     "BlockOutcome",
+    "Cell",
     "RouteDesign",
     "RouteOC",
     "ScenarioOC",
     "merge_blocks",
-    "Cell",
     "run_block",
     "run_cells",
     "summarize",
 ]
 
-EPROCESS_VERDICTS = tuple(v.value for v in VERDICT_CODES[1:5])
+EPROCESS_VERDICTS = tuple(v.value for v in VERDICT_CODES[1:5] if v is not None)
 SPRT_VERDICTS = ("EFFECT", "NO_EFFECT", "INCONCLUSIVE")
 FIXED_VERDICTS = ("EFFECT", "NO_EFFECT")
 QUANTILES = (0.5, 0.9, 0.99)
@@ -165,8 +165,13 @@ def run_cells(
     rate = first.construct.human_baseline_rate
     data = [
         simulate_panel(
-            scenario_panel(c.design.panel, c.scenario), c.scenario, rate, n_h,
-            c.design.horizon, c.n_replicates, c.rng,
+            scenario_panel(c.design.panel, c.scenario),
+            c.scenario,
+            rate,
+            n_h,
+            c.design.horizon,
+            c.n_replicates,
+            c.rng,
         )
         for c in cells
     ]
@@ -201,9 +206,7 @@ def run_cells(
         codes_all.append(codes)
         roots_all.append(roots)
     sprt_codes, sprt_roots = _sprt(first, model_k[:, :cap], two_j)
-    fixed = _fixed_n(
-        first, model_k[:, : first.fixed_n] / two_j, human_k[:, : first.fixed_n] / n_h
-    )
+    fixed = _fixed_n(first, model_k[:, : first.fixed_n] / two_j, human_k[:, : first.fixed_n] / n_h)
     outcomes = []
     start = 0
     for c in cells:
@@ -255,8 +258,12 @@ def merge_blocks(blocks: Sequence[BlockOutcome]) -> BlockOutcome:
     """Concatenate blocks in block order."""
     k = len(blocks[0].eprocess_codes)
     return BlockOutcome(
-        eprocess_codes=tuple(np.concatenate([b.eprocess_codes[i] for b in blocks]) for i in range(k)),
-        eprocess_roots=tuple(np.concatenate([b.eprocess_roots[i] for b in blocks]) for i in range(k)),
+        eprocess_codes=tuple(
+            np.concatenate([b.eprocess_codes[i] for b in blocks]) for i in range(k)
+        ),
+        eprocess_roots=tuple(
+            np.concatenate([b.eprocess_roots[i] for b in blocks]) for i in range(k)
+        ),
         sprt_codes=np.concatenate([b.sprt_codes for b in blocks]),
         sprt_roots=np.concatenate([b.sprt_roots for b in blocks]),
         fixed_effect=np.concatenate([b.fixed_effect for b in blocks]),
@@ -332,8 +339,8 @@ def _quantile(x: NDArray[np.float64], q: float) -> Figure:
     srt = np.sort(x)
     value = float(np.quantile(srt, q, method="inverted_cdf"))
     half = 1.96 * math.sqrt(n * q * (1 - q))
-    lo = srt[max(int(math.floor(n * q - half)), 0)]
-    hi = srt[min(int(math.ceil(n * q + half)), n - 1)]
+    lo = srt[max(math.floor(n * q - half), 0)]
+    hi = srt[min(math.ceil(n * q + half), n - 1)]
     return simulated(value, float(hi - lo) / (2 * 1.96), n)
 
 
@@ -438,16 +445,31 @@ def summarize(
         wrong = (codes == 1) if not effect else ((codes == 2) | (codes == 3))
         routes.append(
             _route_oc(
-                "eprocess", construction, g["eprocess"], EPROCESS_VERDICTS, codes, roots,
-                wrong, (codes >= 1) & (codes <= 3), True, design,
+                "eprocess",
+                construction,
+                g["eprocess"],
+                EPROCESS_VERDICTS,
+                codes,
+                roots,
+                wrong,
+                (codes >= 1) & (codes <= 3),
+                True,
+                design,
             )
         )
     sc, sr = outcome.sprt_codes, outcome.sprt_roots
     routes.append(
         _route_oc(
-            "sprt", None, g["sprt"], SPRT_VERDICTS, sc, sr,
-            (sc == 1) if not effect else (sc == 2), (sc == 1) | (sc == 2),
-            False, design,
+            "sprt",
+            None,
+            g["sprt"],
+            SPRT_VERDICTS,
+            sc,
+            sr,
+            (sc == 1) if not effect else (sc == 2),
+            (sc == 1) | (sc == 2),
+            False,
+            design,
         )
     )
     fe = outcome.fixed_effect
@@ -455,9 +477,16 @@ def summarize(
     fixed_roots = np.full(fe.size, design.fixed_n, dtype=np.int32)
     routes.append(
         _route_oc(
-            "fixed_n", None, g["fixed_n"], FIXED_VERDICTS, fixed_codes, fixed_roots,
-            fe if not effect else ~fe, np.ones(fe.size, dtype=np.bool_),
-            True, design,
+            "fixed_n",
+            None,
+            g["fixed_n"],
+            FIXED_VERDICTS,
+            fixed_codes,
+            fixed_roots,
+            fe if not effect else ~fe,
+            np.ones(fe.size, dtype=np.bool_),
+            True,
+            design,
         )
     )
     return ScenarioOC(

@@ -189,7 +189,12 @@ def run_judges(config: JudgesConfig, source: ConfigSource) -> JudgesResult:
                 name=comp.name,
                 judges=tuple(
                     JudgeRow(
-                        j.name, j.role, j.baseline_rate, j.lean_h, j.noise, j.position_bias,
+                        j.name,
+                        j.role,
+                        j.baseline_rate,
+                        j.lean_h,
+                        j.noise,
+                        j.position_bias,
                         j.cost_per_judgment,
                     )
                     for j in comp.judges

@@ -12,8 +12,8 @@ approximations beside them) and the fixed-n exact binomial size of the same clai
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
