@@ -107,6 +107,9 @@ def run_config(
         "workers": workers,
         "executor": executor,
     }
+    runs = getattr(result, "sequential_runs", None)
+    if runs and elapsed > 0:
+        wall["runs_per_second"] = round(runs / elapsed, 1)
     files["provenance.json"] = render_provenance(result.provenance, wall)
     if out is not None:
         write_outputs(out, files, force=force)

@@ -1,0 +1,640 @@
+"""The battery (kind ``battery``): scenarios × replicates of the whole design, every route.
+
+A battery runs the registered design -- construct, panel, human stream, sequential settings,
+routes -- under several named truth scenarios (built by :func:`verdictpack._judges.make_scenario`:
+``null``, ``registered_alternative``, ``above_threshold``, ``confounded``, ``correlated_stress``),
+``replicates`` sequential runs each, and reports per scenario the distribution of the e-process
+verdicts (both constructions on the same seeds, the registered one first), roots and cost, the
+SPRT and the fixed-n test beside them.
+
+Work is cut along the replicate axis into blocks of ``block_size`` replicates (a config field: part
+of the design, recorded in provenance). **One task = one block index b across all scenarios**: the
+task draws scenario s's block b from ``block_streams(seed, purpose_s, replicates, block_size)[b]``
+(the same streams :func:`verdictpack._operating.simulate_scenarios` uses) and runs the scenarios'
+cells through one batch tracker per construction (:func:`verdictpack._operating.run_cells`; a
+cell's outcome does not depend on the cells it is batched with). Every task is the same size, so
+tasks balance across workers. Tasks run in-process (``workers == 1``), on a local
+``ProcessPoolExecutor`` or on a Dask cluster; outcomes are assembled in block order, so every
+number is identical whatever the worker count or executor. Workers receive picklable inputs only:
+the frozen design and scenarios and each block's generator, built by the RNG policy in the parent.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TextIO
+
+import numpy as np
+from pydantic import Field
+
+from verdictpack._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    construct_rules,
+)
+from verdictpack._design import (
+    HumanSpec,
+    PanelSpec,
+    RoutesSpec,
+    SequentialSpec,
+    build_panel,
+    build_sequential,
+    panel_rules,
+    sequential_rules,
+)
+from verdictpack._errors import InputError, UsageError, format_value
+from verdictpack._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
+from verdictpack._layer import Layer, RunOptions
+from verdictpack._operating import (
+    BlockOutcome,
+    Cell,
+    Job,
+    RouteDesign,
+    ScenarioOC,
+    merge_blocks,
+    run_cells,
+    summarize,
+)
+from verdictpack._provenance import Provenance, provenance
+from verdictpack._rng import block_streams
+from verdictpack._stats import two_proportion_n
+
+__all__ = [
+    "MAX_TASK_CELLS",
+    "BatteryConfig",
+    "BatteryResult",
+    "BatteryScenario",
+    "BatteryScenarioSpec",
+    "BlockTask",
+    "Progress",
+    "battery_tasks",
+    "execute_tasks",
+    "run_battery",
+    "run_block_task",
+    "simulate_battery",
+]
+
+# Upper bound on (replicates in one task) × horizon: the task's int64 count arrays (model and
+# human) then stay below ~2 × 8 bytes × MAX_TASK_CELLS = 400 MB per worker.
+MAX_TASK_CELLS = 25_000_000
+DASK_HINT = "pip install 'verdictpack[dask]'"
+
+# which config fields each scenario needs (and may carry); the rest are refused for it
+_SCENARIO_PARAMS: dict[str, tuple[str, ...]] = {
+    "null": (),
+    "registered_alternative": (),
+    "above_threshold": ("true_h",),
+    "confounded": ("model_shift_h",),
+    "correlated_stress": (
+        "stress_latent_correlation",
+        "stress_stream_correlation",
+        "stress_base",
+    ),
+}
+_ALL_PARAMS = (
+    "true_h",
+    "model_shift_h",
+    "stress_latent_correlation",
+    "stress_stream_correlation",
+    "stress_base",
+)
+
+# ----------------------------------------------------------------------------------------------
+# Config
+# ----------------------------------------------------------------------------------------------
+
+
+class BatteryScenarioSpec(StrictModel):
+    """One named truth scenario; only the parameters its name uses may (and must) be given."""
+
+    name: str = Field(description="one of " + ", ".join(SCENARIO_NAMES))
+    label: Annotated[str, Field(min_length=1)] | None = Field(
+        default=None, description="how the scenario is named in the report (default: its name)"
+    )
+    true_h: float | None = Field(
+        default=None, gt=0.0, le=3.0, description="above_threshold: the true h of the streams"
+    )
+    model_shift_h: float | None = Field(
+        default=None, ge=-3.0, le=3.0, description="confounded: model-stream shift (h units)"
+    )
+    stress_latent_correlation: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="correlated_stress: the panel's latent rho"
+    )
+    stress_stream_correlation: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="correlated_stress: root-level stream rho"
+    )
+    stress_base: Literal["registered_alternative", "null"] | None = Field(
+        default=None, description="correlated_stress: the truth it stresses"
+    )
+
+    @property
+    def display(self) -> str:
+        return self.label if self.label is not None else self.name
+
+
+class BatteryConfig(StrictModel):
+    kind: Literal["battery"]
+    seed: int = Field(ge=0, lt=2**63)
+    construct_spec: ConstructSpec = Field(alias="construct")
+    sequential: SequentialSpec
+    panel: PanelSpec
+    human: HumanSpec
+    routes: RoutesSpec
+    scenarios: list[BatteryScenarioSpec] = Field(min_length=1, max_length=50)
+    replicates: int = Field(ge=100, le=1_000_000, description="sequential runs per scenario")
+    block_size: int = Field(
+        ge=50,
+        le=100_000,
+        description="replicates per block (the unit of parallel work and of the RNG policy); "
+        "must divide replicates",
+    )
+
+
+Issue = tuple[tuple[str | int, ...], Any, str]
+
+
+def _scenario_fields(cfg: dict[str, Any]) -> Iterator[Issue]:
+    """Names known, each scenario's parameters present exactly when used, labels distinct."""
+    scenarios = cfg.get("scenarios")
+    if not isinstance(scenarios, list):
+        return
+    seen: dict[str, int] = {}
+    for i, sc in enumerate(scenarios):
+        if not isinstance(sc, dict):
+            continue
+        name = sc.get("name")
+        if not isinstance(name, str):
+            continue
+        if name not in SCENARIO_NAMES:
+            yield (("scenarios", i, "name"), name, "one of " + ", ".join(SCENARIO_NAMES))
+            continue
+        used = _SCENARIO_PARAMS[name]
+        for param in _ALL_PARAMS:
+            given = sc.get(param) is not None
+            if param in used and not given:
+                yield (("scenarios", i, param), None, f"a value (the {name} scenario needs it)")
+            elif given and param not in used:
+                yield (
+                    ("scenarios", i, param),
+                    sc[param],
+                    f"no {param} for the {name} scenario (it does not use it; "
+                    + (f"it takes {', '.join(used)})" if used else "it takes no parameters)"),
+                )
+        label = sc.get("label") or name
+        if isinstance(label, str):
+            if label in seen:
+                yield (
+                    ("scenarios", i, "label" if "label" in sc else "name"),
+                    label,
+                    f'a label not used by scenario {seen[label]} (set "label" to tell two '
+                    f"{name} scenarios apart)",
+                )
+            else:
+                seen[label] = i
+
+
+def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
+    """Checks that need the compiled construct and panel: the scenarios are built through the
+    generative model (a scenario it refuses is a config defect at its path), the block size
+    divides the replicates, and one task's arrays fit the memory bound."""
+    construct_d = cfg.get("construct")
+    if isinstance(construct_d, dict) and construct_d.get("direction") == "less":
+        yield (
+            ("construct", "direction"),
+            "less",
+            "'greater' for the sequential kinds (state a 'less' claim as 'greater' by swapping "
+            "the treatment and its null partner)",
+        )
+    reps, block = _positive_int(cfg.get("replicates")), _positive_int(cfg.get("block_size"))
+    if reps is not None and block is not None:
+        if block > reps:
+            yield (("block_size",), block, f"at most replicates = {reps}")
+        elif reps % block:
+            yield (
+                ("replicates",),
+                reps,
+                f"a multiple of block_size = {block} (every task is one full block per scenario)",
+            )
+    try:
+        construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
+        panel = build_panel(PanelSpec.model_validate(cfg.get("panel")))
+        seq = SequentialSpec.model_validate(cfg.get("sequential"))
+        routes = RoutesSpec.model_validate(cfg.get("routes"))
+        specs = [BatteryScenarioSpec.model_validate(s) for s in cfg.get("scenarios") or []]
+    except Exception:  # the schema and the other rules report malformed blocks
+        return
+    for i, spec in enumerate(specs):
+        if spec.name not in SCENARIO_NAMES:
+            continue
+        try:
+            build_scenario(spec, panel, construct)
+        except InputError as exc:
+            field = _scenario_param_path(spec, exc.parameter)
+            received = getattr(spec, field)
+            if received == exc.received:
+                yield (("scenarios", i, field), received, exc.allowed)
+            else:  # the model refused a derived quantity: name it beside the config value
+                yield (
+                    ("scenarios", i, field),
+                    received,
+                    f"a scenario the panel can carry (the generative model refused "
+                    f"{exc.parameter} = {format_value(exc.received)}; expected {exc.allowed})",
+                )
+    if block is not None and specs:
+        fixed_n = two_proportion_n(
+            construct.governing_threshold_h, 2 * construct.per_tail_alpha, routes.fixed_n_power, 1
+        )
+        horizon = max(seq.cap_roots, fixed_n)
+        cells = block * len(specs) * horizon
+        if cells > MAX_TASK_CELLS:
+            yield (
+                ("block_size",),
+                block,
+                f"at most {MAX_TASK_CELLS // (len(specs) * horizon)} (one task holds block_size "
+                f"× {len(specs)} scenarios × {horizon} roots of counts; the bound is "
+                f"{MAX_TASK_CELLS:,} cells)",
+            )
+
+
+def _positive_int(value: Any) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+    return int(value) if ok else None
+
+
+def _scenario_param_path(spec: BatteryScenarioSpec, parameter: str) -> str:
+    """The config field of a scenario that an InputError of the generative model points at."""
+    if parameter == "latent_correlation" and spec.name == "correlated_stress":
+        return "stress_latent_correlation"
+    if parameter in _ALL_PARAMS:
+        return parameter
+    return {"above_threshold": "true_h", "confounded": "model_shift_h"}.get(spec.name, "name")
+
+
+RULES = (
+    *construct_rules(("construct",)),
+    *sequential_rules(("sequential",)),
+    *panel_rules(("panel",)),
+    CrossRule(at=(), check=_scenario_fields),
+    CrossRule(at=(), check=_design_checks),
+)
+
+# ----------------------------------------------------------------------------------------------
+# Result objects
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatteryScenario:
+    """One battery row: the scenario as configured, its RNG purpose and its outcomes."""
+
+    label: str
+    scenario: str
+    parameters: dict[str, float | str]
+    purpose: str
+    outcome: ScenarioOC
+
+
+@dataclass(frozen=True)
+class BatteryResult:
+    kind: str
+    construct: Construct
+    seed: int
+    panel_name: str
+    judges_per_root: int
+    latent_correlation: float
+    human_judgments_per_root: int
+    construction: str
+    comparison_construction: str
+    cap_roots: int
+    fixed_n_roots: int
+    touches_per_root: int
+    cost_per_root: float
+    replicates: int
+    block_size: int
+    n_blocks: int
+    sequential_runs: int
+    scenarios: tuple[BatteryScenario, ...]
+    provenance: Provenance
+
+
+# ----------------------------------------------------------------------------------------------
+# Tasks and executors
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockTask:
+    """Block ``index`` of every scenario: picklable (frozen dataclasses and generators)."""
+
+    index: int
+    design: RouteDesign
+    scenarios: tuple[TruthScenario, ...]
+    sizes: tuple[int, ...]
+    generators: tuple[np.random.Generator, ...]
+
+
+def run_block_task(task: BlockTask) -> tuple[int, tuple[BlockOutcome, ...]]:
+    """Run one task (the worker entry point); returns its block index with the outcomes."""
+    cells = [
+        Cell(task.design, sc, n, rng)
+        for sc, n, rng in zip(task.scenarios, task.sizes, task.generators, strict=True)
+    ]
+    return task.index, tuple(run_cells(cells))
+
+
+def battery_tasks(
+    jobs: Sequence[Job], seed: int, replicates: int, block_size: int
+) -> list[BlockTask]:
+    """One task per block index; job j's block b draws from its purpose's block stream b."""
+    if not jobs:
+        raise InputError("jobs", "at least one scenario", [])
+    design = jobs[0].design
+    if any(job.design != design for job in jobs):
+        raise InputError("jobs", "scenarios sharing one design", "jobs with different designs")
+    streams = [block_streams(seed, job.purpose, replicates, block_size) for job in jobs]
+    return [
+        BlockTask(
+            index=b,
+            design=design,
+            scenarios=tuple(job.scenario for job in jobs),
+            sizes=tuple(s[b][0] for s in streams),
+            generators=tuple(s[b][1] for s in streams),
+        )
+        for b in range(len(streams[0]))
+    ]
+
+
+class Progress:
+    """A one-line progress bar on a stream (``\\r`` updates; nothing when disabled)."""
+
+    def __init__(
+        self, total: int, enabled: bool, label: str = "battery", out: TextIO | None = None
+    ) -> None:
+        self.total = total
+        self.enabled = enabled and total > 0
+        self.label = label
+        self.out = out if out is not None else sys.stderr
+        self.done = 0
+        if self.enabled:
+            self._draw()
+
+    def _draw(self) -> None:
+        width = 30
+        filled = width * self.done // self.total
+        bar = "#" * filled + "." * (width - filled)
+        self.out.write(
+            f"\rverdictpack {self.label}: [{bar}] {self.done}/{self.total} blocks"
+            f" ({100 * self.done // self.total}%)"
+        )
+        self.out.flush()
+
+    def advance(self, n: int = 1) -> None:
+        self.done = min(self.done + n, self.total)
+        if self.enabled:
+            self._draw()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.out.write("\n")
+            self.out.flush()
+            self.enabled = False
+
+
+Outcomes = list[tuple[BlockOutcome, ...]]
+
+
+def _collect(results: Outcomes, item: tuple[int, tuple[BlockOutcome, ...]]) -> None:
+    index, outcome = item
+    results[index] = outcome
+
+
+def _run_in_process(tasks: Sequence[BlockTask], tick: Callable[[], None]) -> Outcomes:
+    out: Outcomes = [() for _ in tasks]
+    for task in tasks:
+        _collect(out, run_block_task(task))
+        tick()
+    return out
+
+
+def _run_process_pool(
+    tasks: Sequence[BlockTask], workers: int, tick: Callable[[], None]
+) -> Outcomes:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    out: Outcomes = [() for _ in tasks]
+    # spawn: a fresh interpreter per worker, safe whatever threads the parent holds
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
+        futures = [pool.submit(run_block_task, task) for task in tasks]
+        try:
+            for fut in as_completed(futures):
+                _collect(out, fut.result())
+                tick()
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+    return out
+
+
+def _run_dask(tasks: Sequence[BlockTask], scheduler: str, tick: Callable[[], None]) -> Outcomes:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise UsageError(
+            "--executor dask: the Dask executor needs the optional dependency "
+            f"dask[distributed], which is not installed; install it with: {DASK_HINT}"
+        ) from None
+    try:
+        client = Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(
+            f"--scheduler: expected the address of a running Dask scheduler; could not connect "
+            f"to {scheduler!r} ({type(exc).__name__}: {exc})"
+        ) from None
+    out: Outcomes = [() for _ in tasks]
+    try:
+        futures = client.map(run_block_task, list(tasks), pure=False)
+        try:
+            for fut in as_completed(futures):
+                _collect(out, fut.result())
+                tick()
+        except BaseException:
+            client.cancel(futures)
+            raise
+    finally:
+        client.close()
+    return out
+
+
+def execute_tasks(
+    tasks: Sequence[BlockTask], options: RunOptions, label: str = "battery"
+) -> Outcomes:
+    """Run the tasks on the executor ``options`` names; outcomes in task (block) order."""
+    progress = Progress(len(tasks), options.progress, label)
+    try:
+        if options.executor == "dask":
+            if not options.scheduler:
+                raise UsageError("--executor dask: expected --scheduler ADDRESS; received none")
+            return _run_dask(tasks, options.scheduler, progress.advance)
+        if options.executor != "local":
+            raise UsageError(f"--executor: expected local or dask; received {options.executor}")
+        if options.workers <= 1 or len(tasks) <= 1:
+            return _run_in_process(tasks, progress.advance)
+        return _run_process_pool(tasks, options.workers, progress.advance)
+    finally:
+        progress.close()
+
+
+def simulate_battery(
+    jobs: Sequence[Job],
+    seed: int,
+    replicates: int,
+    block_size: int,
+    options: RunOptions | None = None,
+) -> list[ScenarioOC]:
+    """Operating characteristics of every job (scenario), computed block-parallel.
+
+    Identical to ``simulate_scenarios(jobs, seed, replicates, block_size)`` whatever the executor
+    and worker count: same block streams, same per-cell computation, blocks merged in order.
+    """
+    tasks = battery_tasks(jobs, seed, replicates, block_size)
+    outcomes = execute_tasks(tasks, options or RunOptions())
+    return [
+        summarize(job.design, job.scenario, merge_blocks([blk[j] for blk in outcomes]))
+        for j, job in enumerate(jobs)
+    ]
+
+
+# ----------------------------------------------------------------------------------------------
+# The run
+# ----------------------------------------------------------------------------------------------
+
+
+def build_scenario(spec: BatteryScenarioSpec, panel: Panel, construct: Construct) -> TruthScenario:
+    """The scenario through :func:`make_scenario` (which refuses unknown names by name)."""
+    kwargs: dict[str, Any] = {"threshold_h": construct.governing_threshold_h}
+    if spec.true_h is not None:
+        kwargs["true_h"] = spec.true_h
+    if spec.model_shift_h is not None:
+        kwargs["model_shift_h"] = spec.model_shift_h
+    if spec.stress_latent_correlation is not None:
+        kwargs["stress_latent_correlation"] = spec.stress_latent_correlation
+    if spec.stress_stream_correlation is not None:
+        kwargs["stress_stream_correlation"] = spec.stress_stream_correlation
+    if spec.stress_base is not None:
+        kwargs["stress_base"] = spec.stress_base
+    scenario = make_scenario(spec.name, panel, construct.human_baseline_rate, **kwargs)
+    return TruthScenario(
+        name=spec.display,
+        effect_scale=scenario.effect_scale,
+        model_shift_h=scenario.model_shift_h,
+        stream_correlation=scenario.stream_correlation,
+        latent_correlation=scenario.latent_correlation,
+    )
+
+
+def _parameters(spec: BatteryScenarioSpec) -> dict[str, float | str]:
+    out: dict[str, float | str] = {}
+    for param in _SCENARIO_PARAMS[spec.name]:
+        value = getattr(spec, param)
+        if value is not None:
+            out[param] = value
+    return out
+
+
+def run_battery(
+    config: BatteryConfig, source: ConfigSource, options: RunOptions | None = None
+) -> BatteryResult:
+    from verdictpack._verdict import route_design
+
+    construct = compile_construct(config.construct_spec)
+    sequential = build_sequential(config.sequential)
+    panel = build_panel(config.panel)
+    design = route_design(construct, panel, config.human, sequential, config.routes)
+    jobs = [
+        Job(design, build_scenario(spec, panel, construct), f"battery/{spec.display}")
+        for spec in config.scenarios
+    ]
+    outcomes = simulate_battery(jobs, config.seed, config.replicates, config.block_size, options)
+    n_blocks = config.replicates // config.block_size
+    rows = tuple(
+        BatteryScenario(
+            label=spec.display,
+            scenario=spec.name,
+            parameters=_parameters(spec),
+            purpose=job.purpose,
+            outcome=oc,
+        )
+        for spec, job, oc in zip(config.scenarios, jobs, outcomes, strict=True)
+    )
+    return BatteryResult(
+        kind="battery",
+        construct=construct,
+        seed=config.seed,
+        panel_name=config.panel.name,
+        judges_per_root=len(panel.judges),
+        latent_correlation=panel.latent_correlation,
+        human_judgments_per_root=config.human.judgments_per_root,
+        construction=sequential.construction,
+        comparison_construction=sequential.other_construction(),
+        cap_roots=sequential.cap_roots,
+        fixed_n_roots=design.fixed_n,
+        touches_per_root=design.model_touches_per_root + design.human_judgments_per_root,
+        cost_per_root=design.model_cost_per_root + design.human_cost_per_root,
+        replicates=config.replicates,
+        block_size=config.block_size,
+        n_blocks=n_blocks,
+        sequential_runs=config.replicates * len(config.scenarios),
+        scenarios=rows,
+        provenance=provenance(
+            source,
+            "battery",
+            config.seed,
+            {
+                "construction": sequential.construction,
+                "comparison_construction": sequential.other_construction(),
+                "lambdas": list(sequential.spec.lambdas),
+                "weights": list(sequential.spec.weights or ()),
+                "per_tail_alpha": construct.per_tail_alpha,
+                "cap_roots": sequential.cap_roots,
+                "fixed_n_roots": design.fixed_n,
+                "replicates": config.replicates,
+                "block_size": config.block_size,
+                "n_blocks": n_blocks,
+                "task_unit": "one block index across all scenarios, batched in one tracker "
+                "per construction",
+                "rng": "scenario s, block b: block_streams(seed, purpose_s, replicates, "
+                "block_size)[b]",
+                "purposes": {row.label: row.purpose for row in rows},
+            },
+        ),
+    )
+
+
+def _run(config: BatteryConfig, source: ConfigSource, options: RunOptions) -> BatteryResult:
+    return run_battery(config, source, options)
+
+
+def _render(result: BatteryResult) -> dict[str, str]:
+    from verdictpack._report import render_battery, render_results_json
+
+    return {"report.md": render_battery(result), "results.json": render_results_json(result)}
+
+
+LAYER = Layer(
+    kind="battery",
+    summary="scenarios × replicates of the whole design: verdict rates, roots and cost of every "
+    "route, block-parallel",
+    model=BatteryConfig,
+    rules=RULES,
+    run=_run,
+    render=_render,
+)
