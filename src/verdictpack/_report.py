@@ -395,13 +395,17 @@ def render_verdict(r: Any) -> str:
         table(
             ["setting", "value"],
             [
-                ["registered construction (comparison)", f"{r.construction} "
-                 f"({'hybrid' if r.construction == 'corners' else 'corners'})"],
+                [
+                    "registered construction (comparison)",
+                    f"{r.construction} ({'hybrid' if r.construction == 'corners' else 'corners'})",
+                ],
                 ["cap", f"{r.cap_roots} roots"],
                 ["model stream", f"{r.judges_per_root} judges × 2 orders per root"],
                 ["human stream", f"{r.human_judgments_per_root} judgments per root"],
-                ["touches / cost per root (both streams)",
-                 f"{r.touches_per_root} / {fmt_money(r.cost_per_root)}"],
+                [
+                    "touches / cost per root (both streams)",
+                    f"{r.touches_per_root} / {fmt_money(r.cost_per_root)}",
+                ],
                 ["fixed-n design", f"{r.fixed_n_roots} roots (closed form, two proportions)"],
                 ["replicates per scenario (seed)", f"{r.replicates} ({r.seed})"],
             ],
@@ -410,6 +414,8 @@ def render_verdict(r: Any) -> str:
     if r.scenarios:
         out.append("## Routes and the guarantee each carries\n")
         out.append(guarantees_table(r.scenarios[0]))
+    out.append("## The two constructions side by side\n")
+    out.append(construction_comparison(r.scenarios))
     out.append("## Operating characteristics (simulated, ± Monte Carlo standard error)\n")
     for sc in r.scenarios:
         out.append(scenario_heading(sc))
@@ -417,27 +423,43 @@ def render_verdict(r: Any) -> str:
         out.append(cost_table(sc))
     s = r.sprt_exact
     out.append("## SPRT, exact (recursion over the continuation region)\n")
-    out.append(f"{s.note}. p0 {fmt_p(s.p0)} vs p1 {fmt_p(s.p1)}, alpha {fmt_alpha(s.alpha)}, "
-               f"beta {fmt_alpha(s.beta)}.\n")
+    out.append(
+        f"{s.note}. p0 {fmt_p(s.p0)} vs p1 {fmt_p(s.p1)}, alpha {fmt_alpha(s.alpha)}, "
+        f"beta {fmt_alpha(s.beta)}.\n"
+    )
     out.append(
         table(
             ["quantity", "value", "basis"],
             [
                 ["ln A / ln B", f"{s.log_a:.6f} / {s.log_b:.6f}", "closed form"],
-                ["per success / per failure", f"{s.step_success:+.6f} / {s.step_failure:+.6f}",
-                 "closed form"],
+                [
+                    "per success / per failure",
+                    f"{s.step_success:+.6f} / {s.step_failure:+.6f}",
+                    "closed form",
+                ],
                 ["actual alpha", f"{float(s.actual_alpha):.5f}", s.actual_alpha.label()],
                 ["actual beta", f"{float(s.actual_beta):.5f}", s.actual_beta.label()],
-                ["ASN under H0 (Wald)", f"{float(s.asn_h0):.2f} ({float(s.wald_asn_h0):.2f})",
-                 "exact (closed form)"],
-                ["ASN under H1 (Wald)", f"{float(s.asn_h1):.2f} ({float(s.wald_asn_h1):.2f})",
-                 "exact (closed form)"],
-                ["N quantiles under H0", " / ".join(f"{k} {v}" for k, v in
-                                                    s.n_quantiles_h0.items()), "exact"],
-                ["N quantiles under H1", " / ".join(f"{k} {v}" for k, v in
-                                                    s.n_quantiles_h1.items()), "exact"],
-                ["fixed-n exact binomial of the same claim", fmt_count(s.fixed_n_exact),
-                 "exact"],
+                [
+                    "ASN under H0 (Wald)",
+                    f"{float(s.asn_h0):.2f} ({float(s.wald_asn_h0):.2f})",
+                    "exact (closed form)",
+                ],
+                [
+                    "ASN under H1 (Wald)",
+                    f"{float(s.asn_h1):.2f} ({float(s.wald_asn_h1):.2f})",
+                    "exact (closed form)",
+                ],
+                [
+                    "N quantiles under H0",
+                    " / ".join(f"{k} {v}" for k, v in s.n_quantiles_h0.items()),
+                    "exact",
+                ],
+                [
+                    "N quantiles under H1",
+                    " / ".join(f"{k} {v}" for k, v in s.n_quantiles_h1.items()),
+                    "exact",
+                ],
+                ["fixed-n exact binomial of the same claim", fmt_count(s.fixed_n_exact), "exact"],
             ],
         )
     )
@@ -505,11 +527,25 @@ def render_judges(r: Any) -> str:
         )
         out.append(
             table(
-                ["judge", "role", "baseline rate", "lean h", "noise", "position bias",
-                 "cost / judgment"],
                 [
-                    [j.name, j.role, fmt_p(j.baseline_rate), f"{j.lean_h:+.3f}", fmt_x(j.noise, 2),
-                     fmt_x(j.position_bias, 2), fmt_money(j.cost_per_judgment)]
+                    "judge",
+                    "role",
+                    "baseline rate",
+                    "lean h",
+                    "noise",
+                    "position bias",
+                    "cost / judgment",
+                ],
+                [
+                    [
+                        j.name,
+                        j.role,
+                        fmt_p(j.baseline_rate),
+                        f"{j.lean_h:+.3f}",
+                        fmt_x(j.noise, 2),
+                        fmt_x(j.position_bias, 2),
+                        fmt_money(j.cost_per_judgment),
+                    ]
                     for j in c.judges
                 ],
             )
@@ -571,8 +607,9 @@ def render_engine_report(r: Any) -> str:
         "limited by the admitted stimuli). The registered track's verdict stops the run; the "
         "extension track and the comparison construction are read on the same evidence.\n"
     )
-    out.append(table(_TRACK_HEADERS, [_track_row(t) for t in (r.registered, r.extension,
-                                                              r.comparison)]))
+    out.append(
+        table(_TRACK_HEADERS, [_track_row(t) for t in (r.registered, r.extension, r.comparison)])
+    )
     f = r.factory
     out.append("## Stimulus factory\n")
     out.append(
@@ -624,6 +661,7 @@ def render_engine_report(r: Any) -> str:
         )
     )
     out.append("## Power report: this design at and above the threshold (simulated)\n")
+    out.append(construction_comparison(r.power))
     out.append(guarantees_table(r.power[0]) if r.power else "")
     for sc in r.power:
         out.append(scenario_heading(sc))
@@ -765,19 +803,31 @@ def render_battery(r: Any) -> str:
         table(
             ["setting", "value"],
             [
-                ["registered construction (comparison)",
-                 f"{r.construction} ({r.comparison_construction})"],
+                [
+                    "registered construction (comparison)",
+                    f"{r.construction} ({r.comparison_construction})",
+                ],
                 ["cap", f"{r.cap_roots} roots"],
-                ["model stream", f"panel `{r.panel_name}`: {r.judges_per_root} judges × 2 orders "
-                 f"per root, latent correlation {fmt_x(r.latent_correlation, 2)}"],
+                [
+                    "model stream",
+                    f"panel `{r.panel_name}`: {r.judges_per_root} judges × 2 orders "
+                    f"per root, latent correlation {fmt_x(r.latent_correlation, 2)}",
+                ],
                 ["human stream", f"{r.human_judgments_per_root} judgments per root"],
-                ["touches / cost per root (both streams)",
-                 f"{r.touches_per_root} / {fmt_money(r.cost_per_root)}"],
+                [
+                    "touches / cost per root (both streams)",
+                    f"{r.touches_per_root} / {fmt_money(r.cost_per_root)}",
+                ],
                 ["fixed-n design", f"{r.fixed_n_roots} roots (closed form, two proportions)"],
-                ["scenarios × replicates",
-                 f"{len(r.scenarios)} × {r.replicates:,} = {r.sequential_runs:,} sequential runs"],
-                ["blocks (seed)", f"{r.n_blocks} blocks of {r.block_size:,} replicates per "
-                 f"scenario ({r.seed})"],
+                [
+                    "scenarios × replicates",
+                    f"{len(r.scenarios)} × {r.replicates:,} = {r.sequential_runs:,} "
+                    "sequential runs",
+                ],
+                [
+                    "blocks (seed)",
+                    f"{r.n_blocks} blocks of {r.block_size:,} replicates per scenario ({r.seed})",
+                ],
             ],
         )
     )
@@ -795,10 +845,15 @@ def render_battery(r: Any) -> str:
         labels = [route_label(x) for x in first.routes if x.route == "eprocess"]
         headers = ["scenario", "true h"]
         for label in labels:
-            headers += [f"{label}: P(verdict)", f"{label}: mean roots",
-                        f"{label}: cost per valid verdict"]
+            headers += [
+                f"{label}: P(verdict)",
+                f"{label}: mean roots",
+                f"{label}: cost per valid verdict",
+            ]
         headers += ["SPRT: P(calls the effect)", "SPRT: mean roots", "fixed-n: P(correct)"]
         out.append(table(headers, [_battery_summary_row(row) for row in r.scenarios]))
+    out.append("## The two constructions side by side\n")
+    out.append(construction_comparison([row.outcome for row in r.scenarios]))
     out.append("## Reading the battery\n")
     out.append(
         "- At exactly the registered threshold, EFFECT_SUPPORTED is near-unreachable by "
@@ -852,3 +907,41 @@ def render_battery(r: Any) -> str:
         out.append(oc_table(row.outcome))
         out.append(cost_table(row.outcome))
     return "\n".join(out).rstrip() + "\n"
+
+
+def construction_comparison(scenarios: Any) -> str:
+    """Both e-process constructions side by side on the same seeds (issue 8's comparison)."""
+    rows = []
+    for sc in scenarios:
+        boundary = sc.effect_exists and sc.scenario.startswith(("registered", "boundary"))
+        for e in (x for x in sc.routes if x.route == "eprocess"):
+            rows.append(
+                [
+                    sc.scenario + (" (boundary null)" if boundary else ""),
+                    fmt_x(sc.true_h),
+                    e.construction,
+                    fmt_fig(e.p_verdict["EFFECT_SUPPORTED"], 4),
+                    fmt_fig(e.p_wrong, 4),
+                    fmt_mean(e.roots_quantiles["q50"]),
+                    fmt_mean(e.mean_roots),
+                    fmt_mean(e.cost_per_valid_verdict, 2),
+                ]
+            )
+    return (
+        "Same seeds, same roots. At the boundary null (true h exactly at the threshold) "
+        "P(EFFECT_SUPPORTED) is the false-verdict rate; both constructions bound it by 2 × the "
+        "per-tail alpha.\n\n"
+        + table(
+            [
+                "scenario",
+                "true h",
+                "construction",
+                "P(EFFECT_SUPPORTED within the cap)",
+                "P(wrong verdict)",
+                "median roots",
+                "mean roots",
+                "cost per valid verdict",
+            ],
+            rows,
+        )
+    )
