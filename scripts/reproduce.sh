@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+exec verdictpack reproduce --out "${1:-reproduce-out}"

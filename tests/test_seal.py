@@ -1,0 +1,136 @@
+"""The seal test: byte-identical outputs with decoys present, and failures when a run is careless.
+
+Runs the installed console script in subprocesses on a small subset: the sizing example (1,000
+replicates) and a reduced verdict config (100 replicates, cap 200).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import load_example
+from verdictpack._cli import main
+from verdictpack._seal import (
+    DECOY_MARKER,
+    RunRequest,
+    console_runner,
+    reduced_battery,
+    seal_test,
+)
+
+
+@pytest.fixture
+def sizing_config(tmp_path: Path) -> Path:
+    cfg = load_example("sizing_summarization.json")
+    cfg["simulation"]["replicates"] = 1000  # the smallest allowed: identity, not precision
+    path = tmp_path / "sizing" / "sizing_summarization.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(cfg, indent=2))
+    return path
+
+
+@pytest.fixture
+def verdict_config(tmp_path: Path) -> Path:
+    cfg = load_example("verdict_summarization.json")
+    cfg["replicates"], cfg["sequential"]["cap_roots"] = 100, 200
+    path = tmp_path / "configs" / "verdict_reduced.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(cfg, indent=2))
+    return path
+
+
+def test_seal_passes_on_the_console_script_and_python_dash_p(
+    sizing_config: Path, verdict_config: Path, tmp_path: Path
+) -> None:
+    keep = tmp_path / "rooms"
+    result = seal_test([sizing_config, verdict_config], keep=keep)
+    assert result.passed, result.lines
+    assert result.lines[-1] == "SEAL TEST PASS"
+    assert "sizing_summarization: outputs byte-identical in clean, decoy, decoy-m" in result.lines
+    # the rooms were kept, with the decoys in place and the outputs beside them
+    decoy = keep / "decoy" / "work"
+    assert (decoy / "out" / "verdict.json").read_text().startswith(DECOY_MARKER)
+    real_seed = load_example("sizing_summarization.json")["seed"]
+    assert json.loads((decoy / "sizing_summarization.json").read_text())["seed"] == real_seed + 1
+    for module in ("verdictpack", "numpy", "scipy", "pydantic"):
+        assert (decoy / f"{module}.py").exists()
+        assert not list(decoy.glob(f"{DECOY_MARKER}-imported-*"))
+    assert (decoy / "out" / "verdict_reduced" / "report.md").exists()
+    # provenance differs between rooms only in wall_clock (its last field)
+    a = json.loads((keep / "clean/work/out/sizing_summarization/provenance.json").read_text())
+    b = json.loads((decoy / "out/sizing_summarization/provenance.json").read_text())
+    a.pop("wall_clock")
+    b.pop("wall_clock")
+    assert a == b
+
+
+def careless_runner(req: RunRequest) -> subprocess.CompletedProcess[str]:
+    """A tool that prefers ./config.json in the working directory when one exists."""
+    local = req.cwd / "config.json"
+    return console_runner(replace(req, config=local if local.exists() else req.config))
+
+
+def test_seal_fails_when_a_run_reads_the_decoy_config(sizing_config: Path) -> None:
+    result = seal_test([sizing_config], runner=careless_runner, python_m=False)
+    assert not result.passed
+    assert result.first_failure is not None
+    assert result.first_failure.startswith("decoy differs from clean: sizing_summarization/")
+    # the first differing file is named (the decoy config carries another seed)
+    assert any(
+        name in result.first_failure for name in ("report.md", "results.json", "provenance.json")
+    )
+    assert result.lines[-1].startswith("SEAL TEST FAIL")
+
+
+def plain_python_m_runner(req: RunRequest) -> subprocess.CompletedProcess[str]:
+    """``python -m verdictpack`` without -P: the working directory comes first on sys.path."""
+    cmd = [sys.executable, "-m", "verdictpack", str(req.config), "--out", str(req.out)]
+    return subprocess.run(
+        [*cmd, *req.args], cwd=req.cwd, env=req.env, capture_output=True, text=True
+    )
+
+
+def test_seal_fails_when_decoy_modules_are_importable(sizing_config: Path) -> None:
+    result = seal_test([sizing_config], runner=plain_python_m_runner, python_m=False)
+    assert not result.passed
+    assert result.first_failure is not None
+    assert result.first_failure.startswith("decoy: sizing_summarization.json: exit")
+    assert "decoy module verdictpack imported" in result.first_failure
+
+
+def writing_runner(req: RunRequest) -> subprocess.CompletedProcess[str]:
+    """A tool that also drops a results.json in the working directory."""
+    proc = console_runner(req)
+    (req.cwd / "results.json").write_text("{}\n")
+    return proc
+
+
+def test_seal_fails_when_a_run_writes_outside_its_output_folder(sizing_config: Path) -> None:
+    result = seal_test([sizing_config], runner=writing_runner, python_m=False)
+    assert not result.passed
+    assert result.first_failure is not None
+    assert "results.json" in result.first_failure
+    assert result.first_failure.startswith(("clean: file created", "decoy: decoy or input"))
+
+
+def test_reduced_battery_keeps_at_most_two_blocks() -> None:
+    cfg = {"kind": "battery", "replicates": 10_000, "block_size": 1000}
+    assert reduced_battery(cfg)["replicates"] == 2000
+    assert reduced_battery({"kind": "battery", "replicates": 500})["replicates"] == 500
+    other = {"kind": "verdict", "replicates": 2000}
+    assert reduced_battery(other) is other
+
+
+def test_cli_refuses_bad_arguments(tmp_path: Path, sizing_config: Path) -> None:
+    keep = tmp_path / "not-empty"
+    keep.mkdir()
+    (keep / "x").write_text("x")
+    assert main(["seal-test", "--config", str(sizing_config), "--keep", str(keep)]) == 2
+    assert main(["seal-test", "--config", str(tmp_path / "missing.json")]) == 2
+    assert main(["seal-test", "--battery", "half"]) == 2
