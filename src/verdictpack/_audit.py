@@ -1923,12 +1923,40 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
             lo,
             abs_tol=1e-12,
         )
-    A.unverified(
-        w + ".ci_low",
-        f"the kappa standard error (implied se {half / _z(0.5 + a['level'] / 2):.6f})",
-        "the reader tables and se are not in the outputs; only the symmetry kappa ± "
-        "z·se was checked",
-    )
+    table = a.get("agreement_table")
+    if table is None:
+        A.unverified(
+            w + ".ci_low",
+            f"the kappa standard error (implied se {half / _z(0.5 + a['level'] / 2):.6f})",
+            "the reader table is not in the outputs; only the symmetry kappa ± z·se was checked",
+        )
+    else:
+        k2, se2 = _kappa_and_se(table)
+        A.num(w + ".kappa", "Cohen's kappa from the agreement table", k2, k, abs_tol=1e-12)
+        A.num(
+            w + ".se",
+            "Fleiss–Cohen–Everitt standard error from the table",
+            se2,
+            a["se"],
+            abs_tol=1e-12,
+        )
+        A.eq(
+            w + ".agreement_table",
+            "table total = audited roots",
+            a["n_roots"],
+            sum(sum(row) for row in table),
+        )
+        zq = _z(0.5 + a["level"] / 2)
+        A.num(
+            w + ".ci_low",
+            "kappa − z·se (clipped at −1)",
+            max(-1.0, k2 - zq * se2),
+            lo,
+            abs_tol=1e-9,
+        )
+        A.num(
+            w + ".ci_high", "kappa + z·se (clipped at 1)", min(1.0, k2 + zq * se2), hi, abs_tol=1e-9
+        )
     b = res["baseline"]
     w = "results.json $.baseline"
     p_h, m = b["human_rate"], b["n_per_root"]
@@ -3609,3 +3637,25 @@ def cli(argv: Sequence[str]) -> int:
     reports = audit_runs(args.run_dirs)
     print(format_reports(reports, args.verbose), end="")
     return 0 if all(r.passed for r in reports) else 1
+
+
+def _kappa_and_se(table: list[list[int]]) -> tuple[float, float]:
+    """Cohen's kappa and its large-sample standard error (Fleiss, Cohen & Everitt 1969),
+    written with plain loops over the cells."""
+    n = sum(sum(row) for row in table)
+    k = len(table)
+    p = [[table[i][j] / n for j in range(k)] for i in range(k)]
+    rows = [sum(p[i][j] for j in range(k)) for i in range(k)]
+    cols = [sum(p[i][j] for i in range(k)) for j in range(k)]
+    po = sum(p[i][i] for i in range(k))
+    pe = sum(rows[i] * cols[i] for i in range(k))
+    kappa = (po - pe) / (1 - pe)
+    total = 0.0
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                total += p[i][i] * (1 - (rows[i] + cols[i]) * (1 - kappa)) ** 2
+            else:
+                total += (1 - kappa) ** 2 * p[i][j] * (cols[i] + rows[j]) ** 2
+    total -= (kappa - pe * (1 - kappa)) ** 2
+    return kappa, math.sqrt(max(total, 0.0) / (n * (1 - pe) ** 2))

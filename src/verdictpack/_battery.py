@@ -41,12 +41,14 @@ from verdictpack._compiler import (
 from verdictpack._design import (
     HumanSpec,
     PanelSpec,
+    PanelSummary,
     RoutesSpec,
     SequentialSpec,
     build_panel,
     build_sequential,
     panel_rules,
     sequential_rules,
+    summarize_panel,
 )
 from verdictpack._errors import InputError, UsageError, format_value
 from verdictpack._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
@@ -306,6 +308,7 @@ class BatteryResult:
     construct: Construct
     seed: int
     panel_name: str
+    panel: PanelSummary
     judges_per_root: int
     latent_correlation: float
     human_judgments_per_root: int
@@ -580,6 +583,7 @@ def run_battery(
         construct=construct,
         seed=config.seed,
         panel_name=config.panel.name,
+        panel=summarize_panel(config.panel),
         judges_per_root=len(panel.judges),
         latent_correlation=panel.latent_correlation,
         human_judgments_per_root=config.human.judgments_per_root,

@@ -30,8 +30,10 @@ from verdictpack._sequential import MixtureSpec
 __all__ = [
     "DEFAULT_LAMBDAS",
     "HumanSpec",
+    "JudgeRow",
     "JudgeSheetSpec",
     "PanelSpec",
+    "PanelSummary",
     "RoutesSpec",
     "SequentialSettings",
     "SequentialSpec",
@@ -39,6 +41,7 @@ __all__ = [
     "build_sequential",
     "panel_rules",
     "sequential_rules",
+    "summarize_panel",
 ]
 
 DEFAULT_LAMBDAS = (0.05, 0.10, 0.20, 0.40, 0.80)
@@ -91,6 +94,47 @@ class HumanSpec(StrictModel):
 class RoutesSpec(StrictModel):
     sprt_beta: float = Field(gt=0.0, lt=0.5, description="the SPRT's type-II error")
     fixed_n_power: float = Field(gt=0.0, lt=1.0, description="power the fixed-n design targets")
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """A character sheet as reported (results carry the sheets their numbers come from)."""
+
+    name: str
+    role: str
+    baseline_rate: float
+    lean_h: float
+    noise: float
+    position_bias: float
+    cost_per_judgment: float
+
+
+@dataclass(frozen=True)
+class PanelSummary:
+    name: str
+    latent_correlation: float
+    order_correlation: float | None
+    judges: tuple[JudgeRow, ...]
+
+
+def summarize_panel(spec: PanelSpec) -> PanelSummary:
+    return PanelSummary(
+        name=spec.name,
+        latent_correlation=spec.latent_correlation,
+        order_correlation=spec.order_correlation,
+        judges=tuple(
+            JudgeRow(
+                j.name,
+                j.role,
+                j.baseline_rate,
+                j.lean_h,
+                j.noise,
+                j.position_bias,
+                j.cost_per_judgment,
+            )
+            for j in spec.judges
+        ),
+    )
 
 
 @dataclass(frozen=True)

@@ -45,12 +45,14 @@ from verdictpack._compiler import (
 from verdictpack._design import (
     HumanSpec,
     PanelSpec,
+    PanelSummary,
     RoutesSpec,
     SequentialSpec,
     build_panel,
     build_sequential,
     panel_rules,
     sequential_rules,
+    summarize_panel,
 )
 from verdictpack._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
 from verdictpack._human import (
@@ -273,6 +275,7 @@ class EngineResult:
     truth_true_h: float
     truth_mu_model: float
     truth_mu_human: float
+    panel: PanelSummary
     construction: str
     comparison_construction: str
     cap_roots: int
@@ -676,6 +679,7 @@ def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
         truth_true_h=true_h,
         truth_mu_model=mu_m,
         truth_mu_human=mu_h,
+        panel=summarize_panel(config.panel),
         construction=sequential.construction,
         comparison_construction=sequential.other_construction(),
         cap_roots=sequential.cap_roots,

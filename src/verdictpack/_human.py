@@ -362,6 +362,8 @@ class AuditDecision:
     level: float
     n_roots: int
     readings: int
+    se: float
+    agreement_table: tuple[tuple[int, ...], ...] | None
     gated_on: Literal["point_estimate"] = "point_estimate"
 
 
@@ -380,6 +382,11 @@ class AuditGate:
         k = result.kappa if isinstance(result, ReaderAudit) else result
         if not isinstance(k, KappaResult):
             raise InputError("result", "a KappaResult or a ReaderAudit", type(result).__name__)
+        table: tuple[tuple[int, ...], ...] | None = None
+        if isinstance(result, ReaderAudit):
+            counts = np.zeros((result.n_categories, result.n_categories), dtype=np.int64)
+            np.add.at(counts, (np.asarray(result.reader_a), np.asarray(result.reader_b)), 1)
+            table = tuple(tuple(int(v) for v in row) for row in counts)
         return AuditDecision(
             passed=bool(k.kappa >= self.kappa_min),
             kappa=exact(k.kappa),
@@ -389,6 +396,8 @@ class AuditGate:
             level=k.level,
             n_roots=k.n,
             readings=2 * k.n,
+            se=k.se,
+            agreement_table=table,
         )
 
 

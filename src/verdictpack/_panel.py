@@ -33,6 +33,7 @@ from verdictpack._compiler import (
 )
 from verdictpack._design import (
     HumanSpec,
+    JudgeRow,
     PanelSpec,
     RoutesSpec,
     SequentialSpec,
@@ -40,6 +41,7 @@ from verdictpack._design import (
     build_sequential,
     panel_rules,
     sequential_rules,
+    summarize_panel,
 )
 from verdictpack._judges import TruthScenario, effective_panel_size
 from verdictpack._layer import Layer, RunOptions
@@ -122,17 +124,6 @@ RULES = (
 
 
 @dataclass(frozen=True)
-class JudgeRow:
-    name: str
-    role: str
-    baseline_rate: float
-    lean_h: float
-    noise: float
-    position_bias: float
-    cost_per_judgment: float
-
-
-@dataclass(frozen=True)
 class CompositionResult:
     name: str
     judges: tuple[JudgeRow, ...]
@@ -187,18 +178,7 @@ def run_judges(config: JudgesConfig, source: ConfigSource) -> JudgesResult:
         results.append(
             CompositionResult(
                 name=comp.name,
-                judges=tuple(
-                    JudgeRow(
-                        j.name,
-                        j.role,
-                        j.baseline_rate,
-                        j.lean_h,
-                        j.noise,
-                        j.position_bias,
-                        j.cost_per_judgment,
-                    )
-                    for j in comp.judges
-                ),
+                judges=summarize_panel(comp).judges,
                 nominal_size=len(comp.judges),
                 latent_correlation=comp.latent_correlation,
                 effective_size=closed_form(

@@ -41,6 +41,7 @@ def _scipy_stats() -> Any:
 
     return scipy.stats
 
+
 __all__ = [
     "BinomialRegion",
     "BinomialSize",

@@ -133,6 +133,7 @@ class VerdictResult:
     judges_per_root: int
     human_judgments_per_root: int
     fixed_n_roots: int
+    fixed_n_power: float
     touches_per_root: int
     cost_per_root: float
     sprt_exact: SPRTExact
@@ -262,6 +263,7 @@ def run_verdict(config: VerdictConfig, source: ConfigSource) -> VerdictResult:
         judges_per_root=config.streams.judges_per_root,
         human_judgments_per_root=config.streams.human.judgments_per_root,
         fixed_n_roots=design.fixed_n,
+        fixed_n_power=config.routes.fixed_n_power,
         touches_per_root=design.model_touches_per_root + design.human_judgments_per_root,
         cost_per_root=design.model_cost_per_root + design.human_cost_per_root,
         sprt_exact=sprt_exact(design, config.routes.fixed_n_power),
