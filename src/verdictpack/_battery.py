@@ -52,7 +52,7 @@ from verdictpack._design import (
 )
 from verdictpack._errors import InputError, UsageError, format_value
 from verdictpack._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
-from verdictpack._layer import Layer, RunOptions
+from verdictpack._layer import Layer, RunOptions, report_and_results
 from verdictpack._operating import (
     BlockOutcome,
     Cell,
@@ -623,22 +623,12 @@ def run_battery(
     )
 
 
-def _run(config: BatteryConfig, source: ConfigSource, options: RunOptions) -> BatteryResult:
-    return run_battery(config, source, options)
-
-
-def _render(result: BatteryResult) -> dict[str, str]:
-    from verdictpack._report import render_battery, render_results_json
-
-    return {"report.md": render_battery(result), "results.json": render_results_json(result)}
-
-
 LAYER = Layer(
     kind="battery",
     summary="scenarios × replicates of the whole design: verdict rates, roots and cost of every "
     "route, block-parallel",
     model=BatteryConfig,
     rules=RULES,
-    run=_run,
-    render=_render,
+    run=run_battery,
+    render=report_and_results("render_battery"),
 )

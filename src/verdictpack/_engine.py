@@ -64,7 +64,6 @@ from verdictpack._human import (
 )
 from verdictpack._judges import (
     SCENARIO_NAMES,
-    JudgeSheet,
     Panel,
     TruthScenario,
     make_scenario,
@@ -343,23 +342,9 @@ _ARM_DESIGNS = {
 
 
 def _panel_with_position_bias(panel: Panel, bias: float) -> Panel:
-    judges = tuple(
-        JudgeSheet(
-            name=j.name,
-            role=j.role,
-            baseline_rate=j.baseline_rate,
-            lean_h=j.lean_h,
-            noise=j.noise,
-            position_bias=max(j.position_bias, bias),
-            cost_per_judgment=j.cost_per_judgment,
-        )
-        for j in panel.judges
-    )
-    return Panel(
-        judges=judges,
-        latent_correlation=panel.latent_correlation,
-        order_correlation=panel.order_correlation,
-    )
+    """The same panel with every judge's first-position preference raised to ``bias``."""
+    judges = tuple(replace(j, position_bias=max(j.position_bias, bias)) for j in panel.judges)
+    return replace(panel, judges=judges)
 
 
 def _track_state(
@@ -547,7 +532,9 @@ def _confound_arms(
     return tuple(arms)
 
 
-def run_engine(config: EngineConfig, source: ConfigSource) -> EngineResult:
+def run_engine(
+    config: EngineConfig, source: ConfigSource, options: RunOptions | None = None
+) -> EngineResult:
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
     panel = build_panel(config.panel)
@@ -783,10 +770,6 @@ def _costs(
     return tuple(lines)
 
 
-def _run(config: EngineConfig, source: ConfigSource, options: RunOptions) -> EngineResult:
-    return run_engine(config, source)
-
-
 def _render(result: EngineResult) -> dict[str, str]:
     from verdictpack._report import render_engine_files
 
@@ -798,6 +781,6 @@ LAYER = Layer(
     summary="construct in, verdict out: factory, human layer, sequential run, evidence trail",
     model=EngineConfig,
     rules=RULES,
-    run=_run,
+    run=run_engine,
     render=_render,
 )

@@ -13,7 +13,7 @@ from typing import Any
 
 from verdictpack._compiler import ConfigSource, CrossRule, StrictModel
 
-__all__ = ["Layer", "RunOptions"]
+__all__ = ["Layer", "RunOptions", "report_and_results"]
 
 
 @dataclass(frozen=True)
@@ -34,3 +34,18 @@ class Layer:
     rules: tuple[CrossRule, ...]
     run: Callable[[Any, ConfigSource, RunOptions], Any]
     render: Callable[[Any], Mapping[str, str]]
+
+
+def report_and_results(renderer: str) -> Callable[[Any], Mapping[str, str]]:
+    """The usual pair of files: ``report.md`` by the named renderer of
+    :mod:`verdictpack._report`, and ``results.json``."""
+
+    def render(result: Any) -> Mapping[str, str]:
+        from verdictpack import _report
+
+        return {
+            "report.md": getattr(_report, renderer)(result),
+            "results.json": _report.render_results_json(result),
+        }
+
+    return render

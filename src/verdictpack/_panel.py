@@ -44,7 +44,7 @@ from verdictpack._design import (
     summarize_panel,
 )
 from verdictpack._judges import TruthScenario, effective_panel_size
-from verdictpack._layer import Layer, RunOptions
+from verdictpack._layer import Layer, RunOptions, report_and_results
 from verdictpack._operating import ScenarioOC
 from verdictpack._provenance import Provenance, provenance
 from verdictpack._results import Figure, closed_form
@@ -150,7 +150,9 @@ class JudgesResult:
     provenance: Provenance
 
 
-def run_judges(config: JudgesConfig, source: ConfigSource) -> JudgesResult:
+def run_judges(
+    config: JudgesConfig, source: ConfigSource, options: RunOptions | None = None
+) -> JudgesResult:
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
     results = []
@@ -214,21 +216,11 @@ def run_judges(config: JudgesConfig, source: ConfigSource) -> JudgesResult:
     )
 
 
-def _run(config: JudgesConfig, source: ConfigSource, options: RunOptions) -> JudgesResult:
-    return run_judges(config, source)
-
-
-def _render(result: JudgesResult) -> dict[str, str]:
-    from verdictpack._report import render_judges, render_results_json
-
-    return {"report.md": render_judges(result), "results.json": render_results_json(result)}
-
-
 LAYER = Layer(
     kind="judges",
     summary="panel compositions as character sheets, each priced next to its accuracy",
     model=JudgesConfig,
     rules=RULES,
-    run=_run,
-    render=_render,
+    run=run_judges,
+    render=report_and_results("render_judges"),
 )

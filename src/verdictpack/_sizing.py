@@ -33,7 +33,7 @@ from verdictpack._compiler import (
     compile_construct,
     construct_rules,
 )
-from verdictpack._layer import Layer, RunOptions
+from verdictpack._layer import Layer, RunOptions, report_and_results
 from verdictpack._provenance import Provenance, provenance
 from verdictpack._results import Figure, closed_form, exact, simulated
 from verdictpack._rng import stream
@@ -456,7 +456,9 @@ def size_two_proportions(
     )
 
 
-def run_sizing(config: SizingConfig, source: ConfigSource) -> SizingResult:
+def run_sizing(
+    config: SizingConfig, source: ConfigSource, options: RunOptions | None = None
+) -> SizingResult:
     """Size every arm of a validated sizing config."""
     construct = compile_construct(config.construct_spec)
     points = (
@@ -488,21 +490,11 @@ def run_sizing(config: SizingConfig, source: ConfigSource) -> SizingResult:
     )
 
 
-def _run(config: SizingConfig, source: ConfigSource, options: RunOptions) -> SizingResult:
-    return run_sizing(config, source)
-
-
-def _render(result: SizingResult) -> dict[str, str]:
-    from verdictpack._report import render_results_json, render_sizing
-
-    return {"report.md": render_sizing(result), "results.json": render_results_json(result)}
-
-
 LAYER = Layer(
     kind="sizing",
     summary="exact sample sizes for every arm, standard and decisive side by side",
     model=SizingConfig,
     rules=RULES,
-    run=_run,
-    render=_render,
+    run=run_sizing,
+    render=report_and_results("render_sizing"),
 )

@@ -36,7 +36,7 @@ from verdictpack._design import (
     sequential_rules,
 )
 from verdictpack._judges import JudgeSheet, Panel, TruthScenario
-from verdictpack._layer import Layer, RunOptions
+from verdictpack._layer import Layer, RunOptions, report_and_results
 from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 from verdictpack._provenance import Provenance, provenance
 from verdictpack._results import Figure, exact
@@ -235,7 +235,9 @@ def sprt_exact(design: RouteDesign, fixed_power: float) -> SPRTExact:
     )
 
 
-def run_verdict(config: VerdictConfig, source: ConfigSource) -> VerdictResult:
+def run_verdict(
+    config: VerdictConfig, source: ConfigSource, options: RunOptions | None = None
+) -> VerdictResult:
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
     panel = _stream_panel(config.streams, construct.human_baseline_rate)
@@ -283,21 +285,11 @@ def run_verdict(config: VerdictConfig, source: ConfigSource) -> VerdictResult:
     )
 
 
-def _run(config: VerdictConfig, source: ConfigSource, options: RunOptions) -> VerdictResult:
-    return run_verdict(config, source)
-
-
-def _render(result: VerdictResult) -> dict[str, str]:
-    from verdictpack._report import render_results_json, render_verdict
-
-    return {"report.md": render_verdict(result), "results.json": render_results_json(result)}
-
-
 LAYER = Layer(
     kind="verdict",
     summary="every route to a verdict under a stream model: verdicts, roots, cost, guarantee",
     model=VerdictConfig,
     rules=RULES,
-    run=_run,
-    render=_render,
+    run=run_verdict,
+    render=report_and_results("render_verdict"),
 )
