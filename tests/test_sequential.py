@@ -48,7 +48,7 @@ def binom_tail(count: int, n: int, p: float) -> float:
 
 
 def naive_bounds(
-    xs: np.ndarray, alpha: float, grid: int = 201, iters: int = 60
+    xs: np.ndarray, alpha: float, grid: int = 201, iters: int = 60, spec: MixtureSpec = SPEC
 ) -> tuple[np.ndarray, np.ndarray]:
     """Running-intersection bounds at every t, computed with no state, no counts, no Newton.
 
@@ -56,18 +56,19 @@ def naive_bounds(
     whole history (prefix sums of log-factors over the history, all t at once). Each root is
     bracketed by scanning a fine grid, then bisected; the conservative end is kept.
     """
+    lam_, logw_ = np.array(spec.lambdas), np.log(np.array(spec.weights))
     xs = np.asarray(xs, dtype=float)
     n = xs.size
     logc = -math.log(alpha)
     tri = np.tril(np.ones((n, n)))  # tri[t, i] = 1 if i <= t
 
     def log_e_grid(m: np.ndarray, s: float) -> np.ndarray:  # (n, G): every t, every grid m
-        f = np.log1p(s * LAM[None, None, :] * (xs[:, None, None] - m[None, :, None]))
-        return logsumexp(np.cumsum(f, axis=0) + LOGW, axis=2)
+        f = np.log1p(s * lam_[None, None, :] * (xs[:, None, None] - m[None, :, None]))
+        return logsumexp(np.cumsum(f, axis=0) + logw_, axis=2)
 
     def log_e_each(m: np.ndarray, s: float) -> np.ndarray:  # (n,): E_t at its own m_t
-        f = np.log1p(s * LAM[None, None, :] * (xs[None, :, None] - m[:, None, None]))
-        return logsumexp(np.einsum("ti,tik->tk", tri, f) + LOGW, axis=1)
+        f = np.log1p(s * lam_[None, None, :] * (xs[None, :, None] - m[:, None, None]))
+        return logsumexp(np.einsum("ti,tik->tk", tri, f) + logw_, axis=1)
 
     g = np.linspace(0.0, 1.0, grid)
     roots = []
@@ -414,6 +415,95 @@ def test_batch_tracker_equals_scalar_tracker(construction: str) -> None:
         assert np.allclose(batch.diff_lower, [tr.diff_bounds[0] for tr in scalars], atol=1e-12)
         assert np.array_equal(batch.diff.t, batch.human.t)  # only complete pairs enter D
     assert np.all(batch.h_lo > -math.pi) and np.all(batch.h_hi < math.pi)  # informative
+
+
+def test_batch_state_extremes_match_naive() -> None:
+    """The batch engine keeps E_t(b)/c in linear space (terms floored at exp(−600) of the
+    threshold) and folds the exact log-wealth in every few steps. Paths that push terms far
+    below the floor (ones, then many zeros under a high lower bound) and a bet near 1 (factors
+    near 0 under a high bound: the fold comes sooner) still give the exact bounds, as do the
+    scalar ones."""
+    rng = stream(15, "test/sequential/extremes")
+    paths = {
+        "collapse": np.array([1.0] * 60 + [0.0] * 340),
+        "panel": panel_means(rng, 0.6, (1, 400))[0],
+    }
+    support = np.arange(7) / 6
+    near_one = MixtureSpec((0.2, 1.0 - 1e-12))
+    for spec, alpha, steps in ((SPEC, 0.05, 300), (near_one, 0.01, 400)):
+        xs = np.stack(list(paths.values()))[:, :steps]
+        cs = BatchMixtureCS(2, alpha, spec, support=support)
+        lo, up = np.zeros((steps, 2)), np.zeros((steps, 2))
+        for t in range(steps):
+            cs.update(np.searchsorted(support, xs[:, t]).astype(np.intp))
+            lo[t], up[t] = cs.lower, cs.upper
+        for r, name in enumerate(paths):
+            nlo, nup = naive_bounds(xs[r], alpha, grid=101, iters=45, spec=spec)
+            assert_matches_naive(lo[:, r], up[:, r], nlo, nup)
+            scalar = MixtureCS(alpha, spec)
+            scalar.extend(xs[r].tolist())
+            assert abs(scalar.lower - lo[-1, r]) <= 1e-12, name
+            assert abs(scalar.upper - up[-1, r]) <= 1e-12, name
+        # the engine's linear-space state (private; its documented invariant): per bet and
+        # bound, P_k = w_k·E_k,t(b)/c, where a term below the floor e^-600 may only be raised
+        # (to at most e^-600·(1 + λ)^32)
+        lam_ = np.array(spec.lambdas)[:, None, None]
+        bounds = np.stack([cs.lower, cs.upper])  # (side, replicate)
+        sgn = np.array([1.0, -1.0])[None, :, None]
+        u = 1.0 + sgn[..., None] * lam_[..., None] * (support - bounds[None, :, :, None])
+        exact = np.einsum("ksrv,rv->ksr", np.log(u), cs.counts)
+        exact += np.log(np.array(spec.weights))[:, None, None] + math.log(alpha)
+        engine = np.log(cs._bank.z[1])  # (bet, side, replicate)
+        cap = -600.0 + 32 * math.log(2.0)
+        assert np.all(engine >= exact - 1e-9 * np.maximum(1.0, np.abs(exact)))
+        assert np.all(engine <= np.maximum(exact, cap) + 1e-9 * np.maximum(1.0, np.abs(exact)))
+        if spec is near_one:
+            assert exact.min() < -650.0  # the collapse path did push terms below the floor
+    # a level so small that every term starts below the floor: the first move still lands
+    # where the scalar construction (plain log space) puts it
+    cs = BatchMixtureCS(1, 1e-270, near_one, support=[0.0, 1.0])
+    scalar = MixtureCS(1e-270, near_one)
+    moved_at = None
+    for t in range(1000):
+        cs.update(np.array([1]))
+        scalar.update(1.0)
+        assert abs(float(cs.lower[0]) - scalar.lower) <= 1e-12
+        if moved_at is None and scalar.lower > 0.0:
+            moved_at = t
+    assert moved_at is not None and 800 < moved_at < 1000  # the bound did move, late
+
+
+@pytest.mark.parametrize("construction", ["corners", "hybrid"])
+def test_batch_tracker_chunking_and_fold_do_not_change_numbers(
+    monkeypatch: pytest.MonkeyPatch, construction: str
+) -> None:
+    """Tiny observation / search chunks and a fold of the log-wealth at every step give the
+    numbers of the default engine, on a run mixing every activity pattern (all, most, few
+    replicates active; human evidence on some only)."""
+
+    def run() -> tuple[np.ndarray, ...]:
+        rng = stream(16, f"test/sequential/chunks/{construction}")
+        reps, steps = 40, 150
+        ms, hs, m_idx, h_idx, present = _tracker_data(rng, reps, steps)
+        tracker = BatchHTracker(reps, construction, 0.01, SPEC, 0.3, ms, hs)
+        codes = []
+        for t in range(steps):
+            frac = (1.0, 0.8, 0.3)[t % 3]
+            active = rng.random(reps) < frac
+            tracker.update(m_idx[t], h_idx[t], present[t], None if frac == 1.0 else active)
+            codes.append(tracker.verdict_codes(t == steps - 1))
+        out = [tracker.h_lo, tracker.h_hi, tracker.model.lower, tracker.human.upper]
+        return (*out, np.array(codes), tracker.n_roots)
+
+    default = run()
+    monkeypatch.setattr(seq, "_OBS_CHUNK", 7)
+    monkeypatch.setattr(seq, "_SEARCH_CHUNK", 5)
+    monkeypatch.setattr(seq, "_REBASE_EVERY", 1)
+    small = run()
+    for a, b in zip(default[:4], small[:4], strict=True):
+        assert np.max(np.abs(a - b)) <= 1e-12
+    assert np.array_equal(default[4], small[4]) and np.array_equal(default[5], small[5])
+    assert np.any(default[4] != 0)  # verdicts were reached: the comparison covers them
 
 
 # --------------------------------------------------------------------------------------------

@@ -37,7 +37,13 @@ Cost: counts are kept per observed value, so
 log E_t(m) = LSE_k(log w_k + Σ_v n_v log(1 + λ_k(v − m))) costs O(K·V) for any m, independent
 of t. The state at the running bounds — log-wealth W_k and its first two m-derivatives — is kept
 incrementally (O(K) per observation), so the "bound does not move" step costs O(K) and a search
-costs one or two O(K·V) evaluations.
+costs one or two O(K·V) evaluations. The scalar classes hold that state in Python lists and
+evaluate with :mod:`math` (numpy's per-call overhead exceeds the arithmetic of a few bets and
+distinct values). The batch classes run every stream of a tracker in one fused engine
+(:class:`_Bank`): the state is kept in linear space (Σ_k P_k ≥ 1 is the move test: one
+multiply per bet and observation, no log or exp; the exact log-wealth is folded in
+periodically), only the movers are searched, and their exact evaluations are grouped per
+stream; the numbers are those of the scalar classes (to rounding).
 
 The interface (confseq style)
 -----------------------------
@@ -150,6 +156,11 @@ _FAST_ERR = 1e-12  # log-space Newton stops once its error estimate is below thi
 _FAST_ITER = 6  # then the safeguarded E-space Newton takes over
 _BLOCK_ELEMENTS = 32768  # (K, V, rows) temporaries per block in exact evaluations
 _REGION_TOL = 1e-12  # tolerance of the region tests in hybrid_h_interval (conservative side)
+_PY_MAX_VALUES = 24  # scalar streams evaluate in pure Python up to this many distinct values
+_REBASE_EVERY = 32  # batch: fold the pending products into the log-wealth this often (steps)
+_OBS_CHUNK = 16384  # batch: (plane, replicate) pairs per chunk of the observation step
+_SEARCH_CHUNK = 16384  # batch: movers per chunk of the search
+_LOG_FLOOR = -600.0  # batch: log of the smallest bet term kept in linear space (relative to c)
 
 # Sides of a stream: 0 = upper process E⁺ (gives the lower bound), 1 = lower process E⁻.
 _SIGNS = np.array([1.0, -1.0])
@@ -299,53 +310,44 @@ def _resolve_spec(spec: MixtureSpec | None) -> MixtureSpec:
 # --------------------------------------------------------------------------------------------
 
 
-def _observe(dx: Any, slam: Any, state: Any) -> None:
-    """Add one observation to the state at the running bounds, in place.
-
-    ``dx`` = x − b broadcast against ``slam`` (signed bets s·λ_k). With u = 1 + s·λ_k (x − b)
-    and q = s·λ_k / u: log-wealth W += log u, G += q, C += q², so that at the bound
-    L_k = W_k, dL_k/dm = −G_k and d²L_k/dm² = −C_k; ``state`` stacks (W, G, C) on axis 0.
-    Shared by the scalar and batch classes.
-    """
-    u = dx * slam
-    u += 1.0
-    q = np.divide(slam, u)
-    np.log(u, out=u)
-    state[0] += u
-    state[1] += q
-    q *= q
-    state[2] += q
-
-
 def _state_at(values: FloatArray, counts: FloatArray, m: FloatArray, slam: FloatArray) -> Any:
-    """Exact state at m for each row from the counts: (W, G, C) = Σ_v n_v (log u, q, q²),
-    stacked as a (3, K, Rm) array.
+    """Exact state at m for each row from the counts: (W, G, C) = Σ_v n_v (log u, q, q²) with
+    u = 1 + s·λ_k (v − m) and q = s·λ_k / u, stacked as a (3, K, Rm) array.
 
     ``values`` (V,), ``counts`` (V, Rm), ``m`` (Rm,), ``slam`` (K, Rm). Layout: the row axis
-    last, so that every reduction runs over a leading axis (fast in numpy). Rows are processed
-    in blocks whose (K, V, rows) temporaries stay in cache (the work is memory-bound).
+    last, so that every reduction runs over a leading axis (fast in numpy).
     """
+    out = np.empty((3, slam.shape[0], m.size))
+    _state_into(values, counts, m, slam, out)
+    return out
+
+
+def _state_into(
+    values: FloatArray, counts: FloatArray, m: FloatArray, slam: FloatArray, out: Any
+) -> None:
+    """:func:`_state_at` written into ``out`` (3, K, Rm), in blocks of rows whose (K, V, rows)
+    temporaries stay in cache (the work is memory-bound)."""
     k, rows = slam.shape
-    out = np.empty((3, k, rows))
     block = max(64, _BLOCK_ELEMENTS // (k * values.size))
+    if rows <= block:
+        _state_block(values, counts, m, slam, out)
+        return
     for i in range(0, rows, block):
         j = min(i + block, rows)
         _state_block(values, counts[:, i:j], m[i:j], slam[:, i:j], out[:, :, i:j])
-    return out
 
 
 def _state_block(
     values: FloatArray, counts: FloatArray, m: FloatArray, slam: FloatArray, out: Any
 ) -> None:
-    u = slam[:, None, :] * (values[:, None] - m[None, :])[None, :, :]
+    sl = slam[:, None, :]
+    u = sl * (values[:, None] - m[None, :])[None, :, :]
     u += 1.0
-    r = 1.0 / u
-    np.einsum("kvr,vr->kr", np.log(u, out=u), counts, out=out[0])
-    np.einsum("kvr,vr->kr", r, counts, out=out[1])
-    out[1] *= slam
-    r *= r
-    np.einsum("kvr,vr->kr", r, counts, out=out[2])
-    out[2] *= slam * slam
+    np.einsum("kvr,vr->kr", np.log(u), counts, out=out[0])
+    q = np.divide(sl, u, out=u)
+    np.einsum("kvr,vr->kr", q, counts, out=out[1])
+    q *= q
+    np.einsum("kvr,vr->kr", q, counts, out=out[2])
 
 
 def _log_e_rows(
@@ -363,86 +365,26 @@ def _log_e_derivs(state: Any, logw: FloatArray) -> tuple[FloatArray, FloatArray,
     w, g, c = state[0], state[1], state[2]
     a = w + logw[:, None]
     mx = a.max(axis=0)
-    e = np.exp(a - mx)
+    a -= mx
+    e = np.exp(a, out=a)
     z = e.sum(axis=0)
-    d1 = -np.einsum("kr,kr->r", e, g) / z
-    d2 = np.einsum("kr,kr->r", e, g * g - c) / z - d1 * d1
+    d1 = np.einsum("kr,kr->r", e, g)
+    d1 /= -z
+    c = g * g - c
+    d2 = np.einsum("kr,kr->r", e, c)
+    d2 /= z
+    d2 -= d1 * d1
     return mx + np.log(z), d1, d2
 
 
-def _advance(
-    values: FloatArray,
-    counts: FloatArray,
-    start: FloatArray,
-    slam: FloatArray,
-    state: Any,
-    logw: FloatArray,
-    logc: float,
-) -> tuple[FloatArray, Any]:
-    """Move running bounds that may have to move; return (bounds, state (3, K, Rm)) there.
-
-    Row r is the lower bound of a stream when ``slam[:, r] > 0`` (root of E⁺ = c; E⁺ convex
-    decreasing in m) and the upper bound when ``slam[:, r] < 0`` (E⁻ convex increasing).
-    ``start`` is the previous running bound and ``state`` its incremental (W, G, C).
-
-    Fast path, Newton in log space on h(m) = log E(m) − log c. h is nearly linear (its Newton
-    constant |h''|/2|h'| is O(λ), while E-space Newton's grows with |h'|, i.e. with t), so:
-    (1) from the start, the root of the second-order Taylor model of h (h, h', h'' from the
-    incremental state: no evaluation); (2) exact evaluations from the counts (one log and one
-    reciprocal per bet and support value) with a Newton step each, until Newton's own error
-    estimate for the step, err = |h''|/(2|h'|)·step², is at most ``_FAST_ERR`` (≤ 1e-12: the next
-    step would be below the brief's tolerance). The bound is that iterate moved outward by
-    ``_OUTWARD`` + 2·err (a log-space step may overshoot by ≈ err), intersected with the start.
-    Rows still unsettled after ``_FAST_ITER`` evaluations go to :func:`_advance_newton`, the
-    exact safeguarded E-space Newton of the brief (also the reference of the tests). The state
-    returned is the exact evaluation at the last iterate, shifted to the bound by a first-order
-    Taylor step (the shift is ~1e-12); it only decides whether the next observation searches.
-    """
-    sgn = np.sign(slam[0])
-    h, d1, d2 = _log_e_derivs(state, logw)
-    h = h - logc
+def _taylor_start(h: Any, d1: Any, d2: Any) -> Any:
+    """Root of the second-order Taylor model h + d1·s + d2·s²/2 nearest 0 (Newton's step where
+    the quadratic has no real root)."""
     disc = d1 * d1 - 2.0 * d2 * h
     root = np.sqrt(np.maximum(disc, 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         quad = -2.0 * h / (d1 + np.sign(d1) * root)
-    step0 = np.where((disc >= 0.0) & np.isfinite(quad), quad, -h / d1)
-    m = np.clip(start + step0, 0.0, 1.0)
-    # First evaluation on every row (no indexing), then only on the rows not yet settled.
-    new = _state_at(values, counts, m, slam)
-    loge, d1, d2 = _log_e_derivs(new, logw)
-    step = (logc - loge) / d1
-    err = 0.5 * np.abs(d2 / d1) * step * step
-    nxt = m + step
-    bound = np.clip(start + sgn * np.maximum(sgn * (nxt - start) - _OUTWARD - 2.0 * err, 0.0), 0, 1)
-    delta = bound - m
-    new[0] -= new[1] * delta
-    new[1] += new[2] * delta
-    work = np.flatnonzero(~(err <= _FAST_ERR))
-    m = np.clip(nxt, 0.0, 1.0)
-    for _ in range(_FAST_ITER - 1):
-        if work.size == 0:
-            break
-        mw = m[work]
-        st_w = _state_at(values, counts[:, work], mw, slam[:, work])
-        loge, d1, d2 = _log_e_derivs(st_w, logw)
-        step = (logc - loge) / d1
-        err = 0.5 * np.abs(d2 / d1) * step * step
-        nxt = mw + step
-        s = sgn[work]
-        st = start[work]
-        b = np.clip(st + s * np.maximum(s * (nxt - st) - _OUTWARD - 2.0 * err, 0.0), 0.0, 1.0)
-        delta = b - mw
-        bound[work] = b
-        st_w[0] -= st_w[1] * delta
-        st_w[1] += st_w[2] * delta
-        new[:, :, work] = st_w
-        m[work] = np.clip(nxt, 0.0, 1.0)
-        work = work[~(err <= _FAST_ERR)]
-    if work.size:
-        b2 = _advance_newton(values, counts[:, work], start[work], slam[:, work], logw, logc)
-        bound[work] = b2
-        new[:, :, work] = _state_at(values, counts[:, work], b2, slam[:, work])
-    return bound, new
+        return np.where((disc >= 0.0) & np.isfinite(quad), quad, -h / d1)
 
 
 def _advance_newton(
@@ -453,7 +395,7 @@ def _advance_newton(
     logw: FloatArray,
     logc: float,
 ) -> FloatArray:
-    """Exact safeguarded Newton from the start (fallback of :func:`_advance`); new bounds.
+    """Exact safeguarded Newton from the start (fallback of the fast search); new bounds.
 
     Call an iterate *inside* when E(m) ≥ c (the conservative side of the root) and *outside*
     otherwise. By convexity the tangent of E lies below E, so the E-space Newton step
@@ -531,6 +473,51 @@ def _bisect(
 
 
 # --------------------------------------------------------------------------------------------
+# Scalar kernels (pure Python: a handful of bets and distinct values cost less than numpy calls)
+# --------------------------------------------------------------------------------------------
+
+
+def _derivs_py(
+    w: Sequence[float], g: Sequence[float], c: Sequence[float], logw: Sequence[float]
+) -> tuple[float, float, float]:
+    """:func:`_log_e_derivs` for one row held in Python lists."""
+    a = [wk + lw for wk, lw in zip(w, logw, strict=True)]
+    mx = max(a)
+    e = [math.exp(ak - mx) for ak in a]
+    z = sum(e)
+    s1 = 0.0
+    s2 = 0.0
+    for ek, gk, ck in zip(e, g, c, strict=True):
+        s1 += ek * gk
+        s2 += ek * (gk * gk - ck)
+    d1 = -s1 / z
+    return mx + math.log(z), d1, s2 / z - d1 * d1
+
+
+def _taylor_start_py(h: float, d1: float, d2: float) -> float:
+    """:func:`_taylor_start` for one row."""
+    disc = d1 * d1 - 2.0 * d2 * h
+    if d1 == 0.0:
+        return 0.0
+    if disc >= 0.0:
+        den = d1 + math.copysign(math.sqrt(disc), d1)
+        if den != 0.0:
+            quad = -2.0 * h / den
+            if math.isfinite(quad):
+                return quad
+    return -h / d1
+
+
+def _clip01(x: float) -> float:
+    return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
+
+
+def _phi_py(p: float) -> float:
+    """φ after clipping into [0, 1] (bounds are clipped by construction)."""
+    return 2.0 * math.asin(math.sqrt(_clip01(p)))
+
+
+# --------------------------------------------------------------------------------------------
 # The interface and the scalar construction
 # --------------------------------------------------------------------------------------------
 
@@ -564,25 +551,31 @@ class MixtureCS:
     """Scalar mixture confidence sequence for one stream of values in [0, 1].
 
     Counts are kept per distinct observed value (a dict keyed by value), so any value in [0, 1]
-    is accepted; evaluation costs O(K·V) with V the number of distinct values seen.
+    is accepted; evaluation costs O(K·V) with V the number of distinct values seen. The state
+    is held in Python lists and evaluated with :mod:`math` (a few bets and distinct values cost
+    less than numpy's per-call overhead); exact evaluations switch to numpy beyond
+    ``_PY_MAX_VALUES`` distinct values.
     """
 
     def __init__(self, alpha: float, spec: MixtureSpec | None = None) -> None:
         self._alpha = _check_alpha(alpha)
         self._spec = _resolve_spec(spec)
-        lam = self._spec.lambda_array
-        self._logw = self._spec.log_weights
+        lam = self._spec.lambdas
+        self._logw_arr = self._spec.log_weights
+        self._logw = tuple(float(v) for v in self._logw_arr)
         self._logc = -math.log(self._alpha)
-        self._lc = (self._logw - self._logc)[:, None]  # log(w_k / c), (K, 1)
-        self._slam = lam[:, None] * _SIGNS[None, :]  # (K, 2): column 0 E⁺, column 1 E⁻
+        self._lc = tuple(lw - self._logc for lw in self._logw)  # log(w_k / c)
+        self._slams = (tuple(lam), tuple(-v for v in lam))  # signed bets: side 0 E⁺, side 1 E⁻
         self._index: dict[float, int] = {}
-        self._values = np.zeros(8)
-        self._counts = np.zeros(8)
-        self._nv = 0
+        self._vals: list[float] = []
+        self._cnts: list[float] = []
         self._t = 0
-        self._b = np.array([0.0, 1.0])  # running lower, upper
-        # state at the running bounds, per bet and side: log-wealth W, G = −dW/dm, C = −d²W/dm²
-        self._s = np.zeros((3, lam.size, 2))
+        self._b = [0.0, 1.0]  # running lower, upper
+        # state at the running bounds, per side and bet: log-wealth W, G = −dW/dm, C = −d²W/dm²
+        k = len(lam)
+        self._w = [[0.0] * k, [0.0] * k]
+        self._g = [[0.0] * k, [0.0] * k]
+        self._c = [[0.0] * k, [0.0] * k]
         self._moved = False
 
     # -- properties ------------------------------------------------------------------------
@@ -600,16 +593,16 @@ class MixtureCS:
 
     @property
     def lower(self) -> float:
-        return float(self._b[0])
+        return self._b[0]
 
     @property
     def upper(self) -> float:
-        return float(self._b[1])
+        return self._b[1]
 
     @property
     def empty(self) -> bool:
         """True once the running intersection has crossed (only on a miscovering path)."""
-        return bool(self._b[0] > self._b[1])
+        return self._b[0] > self._b[1]
 
     @property
     def moved(self) -> bool:
@@ -619,7 +612,7 @@ class MixtureCS:
     @property
     def counts(self) -> dict[float, int]:
         """Observations per distinct value."""
-        return {v: int(self._counts[j]) for v, j in self._index.items()}
+        return {v: int(self._cnts[j]) for v, j in self._index.items()}
 
     # -- updates ---------------------------------------------------------------------------
     def update(self, x: float) -> None:
@@ -637,45 +630,123 @@ class MixtureCS:
     def _add(self, x: float) -> None:
         j = self._index.get(x)
         if j is None:
-            j = self._nv
-            if j == self._values.size:
-                self._values = np.concatenate([self._values, np.zeros(j)])
-                self._counts = np.concatenate([self._counts, np.zeros(j)])
-            self._values[j] = x
-            self._index[x] = j
-            self._nv += 1
-        self._counts[j] += 1.0
+            self._index[x] = len(self._vals)
+            self._vals.append(x)
+            self._cnts.append(1.0)
+        else:
+            self._cnts[j] += 1.0
         self._t += 1
-        _observe(x - self._b, self._slam, self._s)
-        hit = np.exp(self._s[0] + self._lc).sum(axis=0) >= 1.0
-        self._moved = bool(hit[0] or hit[1])
-        if self._moved:
-            sides = np.flatnonzero(hit)
-            nv = self._nv
-            counts = np.repeat(self._counts[:nv, None], sides.size, axis=1)
-            bound, state = _advance(
-                self._values[:nv],
-                counts,
-                self._b[sides],
-                self._slam[:, sides],
-                self._s[:, :, sides],
-                self._logw,
-                self._logc,
+        log, exp = math.log, math.exp
+        lc = self._lc
+        moved = False
+        for side in (0, 1):
+            d = x - self._b[side]
+            w, g, c = self._w[side], self._g[side], self._c[side]
+            tot = 0.0
+            for k, sl in enumerate(self._slams[side]):
+                u = 1.0 + sl * d
+                q = sl / u
+                wk = w[k] + log(u)
+                w[k] = wk
+                g[k] += q
+                c[k] += q * q
+                tot += exp(wk + lc[k])
+            if tot >= 1.0:
+                moved = True
+                self._search(side)
+        self._moved = moved
+
+    def _search(self, side: int) -> None:
+        """Move the bound of one side (the fast path of :meth:`_Bank._search`, one row)."""
+        sg = 1.0 if side == 0 else -1.0
+        slams = self._slams[side]
+        logw, logc = self._logw, self._logc
+        start = self._b[side]
+        loge, d1, d2 = _derivs_py(self._w[side], self._g[side], self._c[side], logw)
+        m = _clip01(start + _taylor_start_py(loge - logc, d1, d2))
+        for _ in range(_FAST_ITER):
+            w, g, c = self._eval(m, slams)
+            loge, d1, d2 = _derivs_py(w, g, c, logw)
+            if d1 == 0.0 or not math.isfinite(d1):
+                break
+            step = (logc - loge) / d1
+            err = 0.5 * abs(d2 / d1) * step * step
+            nxt = m + step
+            if err <= _FAST_ERR:
+                bound = _clip01(start + sg * max(sg * (nxt - start) - _OUTWARD - 2.0 * err, 0.0))
+                delta = bound - m
+                self._b[side] = bound
+                self._w[side] = [wk - gk * delta for wk, gk in zip(w, g, strict=True)]
+                self._g[side] = [gk + ck * delta for gk, ck in zip(g, c, strict=True)]
+                self._c[side] = c
+                return
+            m = _clip01(nxt)
+        # not settled: the exact safeguarded Newton of the brief
+        nv = len(self._vals)
+        values = np.array(self._vals)
+        counts = np.array(self._cnts).reshape(nv, 1)
+        slam = np.array(slams).reshape(-1, 1)
+        b2 = _advance_newton(values, counts, np.array([start]), slam, self._logw_arr, logc)
+        state = _state_at(values, counts, b2, slam)
+        self._b[side] = float(b2[0])
+        self._w[side] = state[0, :, 0].tolist()
+        self._g[side] = state[1, :, 0].tolist()
+        self._c[side] = state[2, :, 0].tolist()
+
+    def _eval(
+        self, m: float, slams: Sequence[float]
+    ) -> tuple[list[float], list[float], list[float]]:
+        """Exact (W, G, C) at m from the counts, one entry per bet."""
+        if len(self._vals) > _PY_MAX_VALUES:
+            nv = len(self._vals)
+            state = _state_at(
+                np.array(self._vals),
+                np.array(self._cnts).reshape(nv, 1),
+                np.array([m]),
+                np.array(slams).reshape(-1, 1),
             )
-            self._b[sides] = bound
-            self._s[:, :, sides] = state
+            return state[0, :, 0].tolist(), state[1, :, 0].tolist(), state[2, :, 0].tolist()
+        log = math.log
+        pairs = [(v - m, n) for v, n in zip(self._vals, self._cnts, strict=True)]
+        ws: list[float] = []
+        gs: list[float] = []
+        cs: list[float] = []
+        for sl in slams:
+            w = g = c = 0.0
+            for dv, n in pairs:
+                u = 1.0 + sl * dv
+                q = sl / u
+                w += n * log(u)
+                nq = n * q
+                g += nq
+                c += nq * q
+            ws.append(w)
+            gs.append(g)
+            cs.append(c)
+        return ws, gs, cs
 
     # -- e-values --------------------------------------------------------------------------
     def _log_e(self, m: float, side: int) -> float:
-        nv = self._nv
-        out = _log_e_rows(
-            self._values[:nv],
-            self._counts[:nv, None],
-            np.array([m]),
-            self._slam[:, side : side + 1],
-            self._logw,
-        )
-        return float(out[0])
+        if len(self._vals) > _PY_MAX_VALUES:
+            nv = len(self._vals)
+            out = _log_e_rows(
+                np.array(self._vals),
+                np.array(self._cnts).reshape(nv, 1),
+                np.array([m]),
+                np.array(self._slams[side]).reshape(-1, 1),
+                self._logw_arr,
+            )
+            return float(out[0])
+        log = math.log
+        pairs = [(v - m, n) for v, n in zip(self._vals, self._cnts, strict=True)]
+        a = []
+        for sl, lw in zip(self._slams[side], self._logw, strict=True):
+            w = 0.0
+            for dv, n in pairs:
+                w += n * log(1.0 + sl * dv)
+            a.append(w + lw)
+        mx = max(a)
+        return mx + math.log(sum(math.exp(ak - mx) for ak in a))
 
     def log_e_upper(self, m: float) -> float:
         """log E⁺_t(m): evidence that the mean is above m."""
@@ -691,14 +762,481 @@ class MixtureCS:
 # --------------------------------------------------------------------------------------------
 
 
+def _check_indices(
+    n_rows: int, size: int, value_index: ArrayLike, active: ArrayLike | None
+) -> tuple[NDArray[Any], BoolArray | None]:
+    """Validated (value indices (R,), active mask or None when every replicate is active)."""
+    idx = np.asarray(value_index)
+    if idx.shape != (n_rows,) or idx.dtype.kind not in "iu":
+        raise InputError(
+            "value_index",
+            f"an integer array of shape ({n_rows},)",
+            f"shape {idx.shape}, dtype {idx.dtype}",
+        )
+    act: BoolArray | None = None
+    if active is not None:
+        a = np.asarray(active)
+        if a.shape != (n_rows,) or a.dtype != np.bool_:
+            raise InputError(
+                "active",
+                f"a boolean array of shape ({n_rows},) or None",
+                f"shape {a.shape}, dtype {a.dtype}",
+            )
+        if not a.all():
+            act = a
+    sel = idx if act is None else idx[act]
+    if sel.size and (sel.min() < 0 or sel.max() >= size):
+        bad = int(np.flatnonzero((idx < 0) | (idx >= size))[0])
+        raise InputError(
+            f"value_index[{bad}]", f"an index into the support (0..{size - 1})", int(idx[bad])
+        )
+    return idx, act
+
+
+class _Bank:
+    """n mixture confidence sequences × R replicates in fused arrays (the batch engine).
+
+    Stream j has its own support and level; its lower / upper bounds are planes 2j / 2j + 1 of
+    the (S = 2n, R) bound array, and every per-bet array is (K, S, R), flattened to (K, S·R)
+    where that saves numpy work. The state at the running bound b of a plane and replicate:
+
+    * P_k = exp(max(W_k + log(w_k/c), −600)) · Q_k, with W_k the log-wealth at b as of the last
+      search or rebase and Q_k the product of the factors u = 1 + s·λ_k (x − b) since then, so
+      the test "E_t(b) ≥ c" is Σ_k P_k ≥ 1 (one multiply per bet and step: no log, no exp).
+      Every ``_REBASE_EVERY`` steps (fewer if a bet is near 1) W += log Q and P restarts at
+      exp(max(W + log(w/c), −600)): Q never under- or overflows and the exact W is kept. The
+      floor −600 only over-states terms below 1e-260 of the threshold (a spurious search at
+      worst, which the exact evaluation then rejects).
+    * S1_k = Σ ρ and S2_k = Σ ρ² with ρ = (u − 1)/u = 1 − 1/u, so that the derivatives the
+      Taylor start needs are G = s·λ_k·(t − S1) and C = λ_k²·(t − 2·S1 + S2) (t = observations
+      of the stream); an inactive replicate has u = 1, ρ = 0 and no update at all.
+
+    The search (:meth:`_search`) runs on the movers only, all streams fused, with the exact
+    evaluations from the counts grouped per stream (each on its own support).
+    """
+
+    def __init__(
+        self, n_rows: int, spec: MixtureSpec, supports: list[FloatArray], alphas: list[float]
+    ) -> None:
+        lam = spec.lambda_array
+        k, n, r = lam.size, len(supports), n_rows
+        self.k, self.n, self.s, self.r = k, n, 2 * n, r
+        self.lam2 = lam[:, None]
+        self.logw = spec.log_weights
+        self.supports = supports
+        sizes = [v.size for v in supports]
+        self.off = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        self.values = np.concatenate(supports)
+        self.counts_all = np.zeros((int(sum(sizes)), r))
+        self.counts = [self.counts_all[o : o + v] for o, v in zip(self.off, sizes, strict=True)]
+        self.logc = np.array([-math.log(a) for a in alphas])
+        plane_logc = np.repeat(self.logc, 2)  # (S,)
+        sign = np.tile(_SIGNS, n)  # (S,)
+        slam = lam[:, None] * sign[None, :]  # (K, S) signed bets
+        self.lc = self.logw[:, None] - plane_logc[None, :]  # (K, S) log(w_k / c)
+        self.slam = slam
+        self.lam_sq = lam[:, None] ** 2
+        self.plane_logc = plane_logc
+        self.sign = sign
+        self.t = np.zeros((self.s, r))  # observations, per plane (float: enters the arithmetic)
+        self.b = np.empty((self.s, r))
+        self.b[0::2] = 0.0
+        self.b[1::2] = 1.0
+        # W, P, S1, S2 on axis 0; (K, S, R) each
+        self.z = np.zeros((4, k, self.s, r))
+        self.z[1] = np.exp(np.maximum(self.lc, _LOG_FLOOR))[:, :, None]
+        self.searches = np.zeros(n, dtype=np.int64)
+        self.last: tuple[IntArray, IntArray] | None = None  # (stream, replicate) searched
+        self.cols = np.arange(r)
+        self.jr = np.arange(n + 1)
+        self.steps = 0
+        self.scratch = np.empty(3 * _BLOCK_ELEMENTS)
+        # between folds a term decays at most by (1 − λ_max)^every from ≥ exp(−600): keep that
+        # above exp(−700) (normal numbers, so Q = P / exp(max(W + lc, −600)) stays exact)
+        lmax = float(lam.max())
+        self.every = max(1, min(_REBASE_EVERY, int(100.0 / -math.log1p(-lmax))))
+
+    def moved(self, j: int) -> BoolArray:
+        """Replicates whose stream-j bounds were searched in the last step."""
+        out = np.zeros(self.r, dtype=np.bool_)
+        if self.last is not None:
+            jm, rows = self.last
+            out[rows[jm == j]] = True
+        return out
+
+    # -- one observation -------------------------------------------------------------------
+    def step(self, idxs: Sequence[NDArray[Any] | None], acts: Sequence[BoolArray | None]) -> Any:
+        """Stream j observes ``support_j[idxs[j][r]]`` on its active replicates (``acts[j]``
+        None: all; ``idxs[j]`` None: none). Returns the replicates whose bounds were searched
+        (with repetitions)."""
+        n, r = self.n, self.r
+        self.last = None
+        cols: IntArray | None = None  # the replicates computed on (None: all of them)
+        rows: IntArray | None = None  # the active replicates when one set serves every stream
+        mask: BoolArray | None = None  # (R,) one set for all streams, or (n, width) per stream
+        a0 = acts[0]
+        same = all(i is not None for i in idxs) and all(
+            a is a0 or (a is not None and a0 is not None and np.array_equal(a, a0)) for a in acts
+        )
+        if same and a0 is not None:
+            rows = np.flatnonzero(a0)
+            if rows.size == 0:
+                return rows
+            if 2 * rows.size < r:
+                cols = rows
+            else:
+                mask = a0
+        elif not same:
+            act = np.zeros((n, r), dtype=np.bool_)
+            for j in range(n):
+                if idxs[j] is not None:
+                    a = acts[j]
+                    act[j] = True if a is None else a
+            union = np.logical_or.reduce(act, axis=0)
+            width = int(np.count_nonzero(union))
+            if width == 0:
+                return np.zeros(0, dtype=np.intp)
+            if 2 * width < r:
+                cols = np.flatnonzero(union)
+                mask = act[:, cols]
+            else:
+                mask = act
+        width = r if cols is None else cols.size
+        ix = np.empty((n, width), dtype=np.intp)
+        for j in range(n):
+            idx = idxs[j]
+            if idx is None:
+                ix[j] = self.off[j]
+            else:
+                np.add(idx if cols is None else idx[cols], self.off[j], out=ix[j], casting="unsafe")
+        # counts and t (before the search, which evaluates from the counts)
+        if mask is None:  # every stream, every computed column
+            c = self.cols if cols is None else cols
+            self.counts_all[ix, c] += 1.0
+            if cols is None:
+                self.t += 1.0
+            else:
+                self.t[:, cols] += 1.0
+        elif rows is not None:  # every stream, the active columns of the full width
+            self.counts_all[ix[:, rows], rows] += 1.0
+            self.t[:, rows] += 1.0
+        else:  # per stream
+            c = self.cols if cols is None else cols
+            jj, ww = np.nonzero(mask)
+            cw = c[ww]
+            self.counts_all[ix[jj, ww], cw] += 1.0
+            tf = self.t.reshape(-1)
+            at = 2 * jj * r + cw
+            tf[at] += 1.0
+            tf[at + r] += 1.0
+        # (an inactive replicate's index may be anything: clipped, and masked below)
+        hit = self._observe(np.take(self.values, ix, mode="clip"), cols, mask)
+        self.steps += 1
+        if self.steps % self.every == 0:
+            self._rebase()
+        f = np.flatnonzero(hit)
+        if f.size == 0:
+            return f
+        if cols is not None:
+            planes = f // width
+            f = planes * r + cols[f - planes * width]
+        return self._search(f)
+
+    def _observe(self, x: FloatArray, cols: IntArray | None, mask: BoolArray | None) -> Any:
+        """Fold the observations ``x`` (n, width) into (P, S1, S2) on the columns ``cols`` (all
+        when None); return the hits Σ_k P_k ≥ 1, (S·width,)."""
+        n, s, k = self.n, self.s, self.k
+        width = x.shape[1]
+        if cols is None:
+            b = self.b
+            zz = self.z[1:]
+        else:
+            b = np.take(self.b, cols, axis=1)
+            zz = np.take(self.z[1:], cols, axis=3)
+        dxs = np.subtract(x[:, None, :], b.reshape(n, 2, width))
+        dxs[:, 1] *= -1.0  # signed: s·(x − b)
+        mask3 = None
+        if mask is not None:
+            mask3 = mask[:, None, :] if mask.ndim == 2 else mask[None, None, :]
+            dxs *= mask3
+        size = s * width
+        dflat = dxs.reshape(1, size)
+        pp = zz[0].reshape(k, size)
+        s1 = zz[1].reshape(k, size)
+        s2 = zz[2].reshape(k, size)
+        hit = np.empty(size, dtype=np.bool_)
+        for a in range(0, size, _OBS_CHUNK):  # chunks of (plane, replicate) pairs stay in cache
+            e = min(a + _OBS_CHUNK, size)
+            v = np.multiply(self.lam2, dflat[:, a:e])  # s·λ_k (x − b)
+            u = np.add(v, 1.0)
+            p = pp[:, a:e]
+            p *= u
+            rho = np.divide(v, u, out=v)
+            s1[:, a:e] += rho
+            rho *= rho
+            s2[:, a:e] += rho
+            np.greater_equal(np.add.reduce(p, axis=0), 1.0, out=hit[a:e])
+        if mask3 is not None:
+            hit.reshape(n, 2, width)[...] &= mask3
+        if cols is not None:
+            self.z[1:, :, :, cols] = zz
+        return hit
+
+    def _rebase(self) -> None:
+        """W += log Q with Q = P / exp(max(W + lc, −600)); P restarts from the new W."""
+        w, p = self.z[0], self.z[1]
+        lc = self.lc[:, :, None]
+        a = np.add(w, lc)
+        np.maximum(a, _LOG_FLOOR, out=a)
+        np.exp(a, out=a)
+        np.divide(p, a, out=p)
+        w += np.log(p, out=p)
+        np.add(w, lc, out=p)
+        np.maximum(p, _LOG_FLOOR, out=p)
+        np.exp(p, out=p)
+
+    # -- the search on the movers ----------------------------------------------------------
+    def _search(self, f: IntArray) -> IntArray:
+        """New bounds for the (plane, replicate) pairs at flat positions ``f`` (sorted) whose
+        E(b) ≥ c, in chunks whose temporaries stay in cache; returns their replicates."""
+        r = self.r
+        planes = f // r
+        rows = f - planes * r
+        jm = planes >> 1
+        self.searches += np.diff(np.searchsorted(jm, self.jr))
+        self.last = (jm, rows)
+        for a in range(0, f.size, _SEARCH_CHUNK):
+            e = min(a + _SEARCH_CHUNK, f.size)
+            self._search_chunk(f[a:e], planes[a:e], rows[a:e], jm[a:e])
+        return rows
+
+    def _search_chunk(self, f: IntArray, planes: IntArray, rows: IntArray, jm: IntArray) -> None:
+        """New bounds for the (plane, replicate) pairs at flat positions ``f`` (sorted).
+
+        Fast path as in the module doc: the root of the second-order Taylor model of
+        h(m) = log E(m) − log c at the start (from the incremental state, no evaluation), then
+        exact evaluations from the counts with a log-space Newton step each, until Newton's own
+        error estimate err = |h''|/(2|h'|)·step² is ≤ ``_FAST_ERR``; the bound is that iterate
+        moved outward by ``_OUTWARD`` + 2·err, intersected with the start. Rows not settled
+        after ``_FAST_ITER`` evaluations go to :func:`_advance_newton`. The state kept at the
+        bound is the last exact evaluation shifted by a first-order Taylor step (~1e-12).
+        """
+        k, r = self.k, self.r
+        seg = np.searchsorted(jm, self.jr)
+        zf = self.z.reshape(4, k, self.s * r)
+        bf = self.b.reshape(-1)
+        g3 = np.take(zf[1:], f, axis=2)  # P, S1, S2 at the start
+        p, s1, s2 = g3[0], g3[1], g3[2]
+        sgn = np.take(self.sign, planes)
+        logc = np.take(self.plane_logc, planes)
+        sl = np.multiply(self.lam2, sgn)
+        sl2 = self.lam_sq
+        tm = np.take(self.t.reshape(-1), f)
+        # G = sλ·Σ 1/u = sλ·(t − S1), C = λ²·Σ 1/u² = λ²·(t − 2·S1 + S2)
+        g = np.subtract(tm, s1)
+        s2 -= s1
+        s2 += g
+        g *= sl
+        c = np.multiply(s2, sl2, out=s2)
+        z = np.add.reduce(p, axis=0)
+        h = np.log(z)
+        e1 = np.einsum("kr,kr->r", p, g)  # −h'·z
+        e1 /= z
+        gg = np.multiply(g, g, out=s1)
+        gg -= c
+        d2 = np.einsum("kr,kr->r", p, gg)
+        d2 /= z
+        d2 -= e1 * e1
+        start = np.take(bf, f)
+        # Taylor root with h' = −e1: quad = 2h / (e1 + sign(e1)·√(e1² − 2·h''·h))
+        disc = e1 * e1
+        disc -= 2.0 * d2 * h
+        den = np.sqrt(np.maximum(disc, 0.0))
+        np.copysign(den, e1, out=den)
+        den += e1
+        m = np.divide(h, den, out=den)
+        m *= 2.0
+        if not (disc.min() >= 0.0 and math.isfinite(float(m.sum()))):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                m = np.where((disc >= 0.0) & np.isfinite(m), m, h / e1)
+        m += start
+        np.clip(m, 0.0, 1.0, out=m)
+        new = np.empty((3, k, f.size))
+        self._evaluate(seg, rows, m, sgn, sl, new)
+        # log E, h', h'' at the iterate, the Newton step and its error estimate
+        a = np.add(new[0], self.logw[:, None])
+        mx = a.max(axis=0)
+        a -= mx
+        e = np.exp(a, out=a)
+        z = np.add.reduce(e, axis=0)
+        e1 = np.einsum("kr,kr->r", e, new[1])
+        e1 /= z
+        gg = np.multiply(new[1], new[1])
+        gg -= new[2]
+        d2 = np.einsum("kr,kr->r", e, gg)
+        d2 /= z
+        d2 -= e1 * e1
+        step = np.log(z)
+        step += mx
+        step -= logc
+        step /= e1  # (log c − log E)/h' with h' = −e1
+        err = np.divide(d2, e1)
+        np.abs(err, out=err)
+        err *= step
+        err *= step
+        err *= 0.5
+        nxt = m + step
+        bound = nxt - start
+        bound *= sgn
+        bound -= _OUTWARD
+        bound -= 2.0 * err
+        np.maximum(bound, 0.0, out=bound)
+        bound *= sgn
+        bound += start
+        np.clip(bound, 0.0, 1.0, out=bound)
+        delta = bound - m
+        new[0] -= new[1] * delta
+        new[1] += new[2] * delta
+        work = np.flatnonzero(~(err <= _FAST_ERR))
+        if work.size:
+            np.clip(nxt, 0.0, 1.0, out=nxt)
+            self._search_more(work, planes, rows, start, nxt, sgn, logc, sl, bound, new)
+        bf[f] = bound
+        # back to the stored form: W, P = exp(max(W + lc, −600)), S1 = t − G/(sλ),
+        # S2 = C/λ² − t + 2·S1
+        out = np.empty((4, k, f.size))
+        out[0] = new[0]
+        p = np.subtract(new[0], logc, out=out[1])
+        p += self.logw[:, None]
+        np.maximum(p, _LOG_FLOOR, out=p)
+        np.exp(p, out=p)
+        s1 = np.divide(new[1], sl, out=out[2])
+        np.subtract(tm, s1, out=s1)
+        s2 = np.divide(new[2], sl2, out=out[3])
+        s2 -= tm
+        s2 += s1
+        s2 += s1
+        zf[:, :, f] = out
+
+    def _search_more(
+        self,
+        work: IntArray,
+        planes: IntArray,
+        rows: IntArray,
+        start: FloatArray,
+        m: FloatArray,
+        sgn: FloatArray,
+        logc: FloatArray,
+        sl: FloatArray,
+        bound: FloatArray,
+        new: Any,
+    ) -> None:
+        """Further exact Newton steps for the unsettled movers ``work`` (then the fallback);
+        writes their ``bound`` and ``new`` state in place."""
+        k = self.k
+        for _ in range(_FAST_ITER - 1):
+            if work.size == 0:
+                break
+            seg = np.searchsorted(planes[work] >> 1, self.jr)
+            mw = m[work]
+            s = sgn[work]
+            st_w = np.empty((3, k, work.size))
+            self._evaluate(seg, rows[work], mw, s, sl[:, work], st_w)
+            loge, d1, d2 = _log_e_derivs(st_w, self.logw)
+            step = (logc[work] - loge) / d1
+            err = 0.5 * np.abs(d2 / d1) * step * step
+            nxt = mw + step
+            st = start[work]
+            b = np.clip(st + s * np.maximum(s * (nxt - st) - _OUTWARD - 2.0 * err, 0.0), 0.0, 1.0)
+            delta = b - mw
+            bound[work] = b
+            st_w[0] -= st_w[1] * delta
+            st_w[1] += st_w[2] * delta
+            new[:, :, work] = st_w
+            m[work] = np.clip(nxt, 0.0, 1.0)
+            work = work[~(err <= _FAST_ERR)]
+        for j in range(self.n):
+            wj = work[(planes[work] >> 1) == j]
+            if wj.size == 0:
+                continue
+            values = self.supports[j]
+            counts = np.take(self.counts[j], rows[wj], axis=1)
+            slam = sl[:, wj]
+            b2 = _advance_newton(values, counts, start[wj], slam, self.logw, float(self.logc[j]))
+            bound[wj] = b2
+            new[:, :, wj] = _state_at(values, counts, b2, slam)
+
+    def _evaluate(
+        self,
+        seg: IntArray,
+        rows: IntArray,
+        m: FloatArray,
+        sgn: FloatArray,
+        sl: FloatArray,
+        out: Any,
+    ) -> None:
+        """Exact (W, G, C) at m into ``out`` for movers grouped by stream (``seg`` offsets);
+        ``sgn`` their sides (+1 lower bound, −1 upper), ``sl`` their signed bets s·λ_k. As
+        :func:`_state_at`, with u = 1 + λ_k·(s·(v − m)) formed as one outer product (the sign
+        folded into the distances) and the three sums over the support by one contraction."""
+        k = self.k
+        for j in range(self.n):
+            i0, i1 = int(seg[j]), int(seg[j + 1])
+            if i1 == i0:
+                continue
+            values = self.supports[j]
+            nv = values.size
+            block = max(16, _BLOCK_ELEMENTS // (k * nv))
+            for a in range(i0, i1, block):
+                e = min(a + block, i1)
+                w = e - a
+                if 3 * k * nv * w > self.scratch.size:
+                    self.scratch = np.empty(3 * k * nv * w)
+                buf = self.scratch[: 3 * k * nv * w].reshape(3, k, nv * w)
+                dvs = np.subtract(values[:, None], m[None, a:e])
+                dvs *= sgn[a:e]
+                u = np.multiply(self.lam2, dvs.reshape(1, nv * w), out=buf[1])
+                u += 1.0
+                np.log(u, out=buf[0])
+                np.divide(1.0, u, out=u)
+                np.multiply(u, u, out=buf[2])
+                counts = np.take(self.counts[j], rows[a:e], axis=1)
+                o = out[:, :, a:e]
+                np.einsum("jkvr,vr->jkr", buf.reshape(3, k, nv, w), counts, out=o)
+                o[1] *= sl[:, a:e]
+                o[2] *= self.lam_sq
+
+    # -- e-values --------------------------------------------------------------------------
+    def log_e(self, j: int, m: ArrayLike, side: int) -> FloatArray:
+        arr = np.asarray(m, dtype=np.float64)
+        support, counts = self.supports[j], self.counts[j]
+        sl = self.slam[:, 2 * j + side]
+        if arr.ndim == 0:
+            mm = _check_mean(float(arr), "m")
+            table = np.log1p(sl[:, None] * (support - mm)[None, :])
+            lw = table @ counts + self.logw[:, None]  # (K, R)
+            mx = lw.max(axis=0)
+            return np.asarray(mx + np.log(np.exp(lw - mx).sum(axis=0)), dtype=np.float64)
+        if (
+            arr.shape != (self.r,)
+            or not np.all(np.isfinite(arr))
+            or np.any(arr < 0)
+            or np.any(arr > 1)
+        ):
+            raise InputError(
+                "m", f"a candidate mean in [0, 1] or an array of shape ({self.r},)", arr.tolist()
+            )
+        slam = np.broadcast_to(sl[:, None], (sl.size, self.r))
+        return _log_e_rows(support, counts, arr, slam, self.logw)
+
+
 class BatchMixtureCS:
     """R independent mixture confidence sequences whose observations lie on a fixed support.
 
     ``update(value_index, active)`` feeds, for each active replicate r, the observation
     ``support[value_index[r]]``. Same bounds as :class:`MixtureCS` on the same data. Per step:
     a handful of numpy operations on (K, 2, R) arrays, plus Newton on the bounds that may move.
-    Internal layout keeps the replicate axis last so that every reduction (over the bets, the
-    support) runs over a leading axis.
+    The streams of a :class:`BatchHTracker` are views of its fused engine (same interface).
     """
 
     def __init__(
@@ -712,23 +1250,20 @@ class BatchMixtureCS:
         self._alpha = _check_alpha(alpha)
         self._spec = _resolve_spec(spec)
         self._support = _check_support(support, "support")
-        lam = self._spec.lambda_array
-        self._logw = self._spec.log_weights
-        self._logc = -math.log(self._alpha)
-        self._lc = (self._logw - self._logc)[:, None, None]  # (K, 1, 1)
-        self._slam2 = lam[:, None] * _SIGNS[None, :]  # (K, 2)
-        self._slam = self._slam2[:, :, None]  # (K, 2, 1)
-        r, v, k = self._r, self._support.size, lam.size
-        self._cols = np.arange(r)
-        self._counts = np.zeros((v, r))
-        self._t = np.zeros(r, dtype=np.int64)
-        self._b = np.empty((2, r))
-        self._b[0] = 0.0
-        self._b[1] = 1.0
-        # state at the running bounds: log-wealth W, G = −dW/dm, C = −d²W/dm² (axis 0)
-        self._s = np.zeros((3, k, 2, r))
-        self._moved = np.zeros(r, dtype=np.bool_)
-        self.searches = 0  # bound searches run so far (diagnostic: the warm start's hit rate)
+        self._bank = _Bank(self._r, self._spec, [self._support], [self._alpha])
+        self._j = 0
+
+    @classmethod
+    def _view(cls, bank: _Bank, j: int, alpha: float, spec: MixtureSpec) -> BatchMixtureCS:
+        """Stream j of a fused engine, seen as a :class:`BatchMixtureCS`."""
+        obj = cls.__new__(cls)
+        obj._r = bank.r
+        obj._alpha = alpha
+        obj._spec = spec
+        obj._support = bank.supports[j]
+        obj._bank = bank
+        obj._j = j
+        return obj
 
     @property
     def n_replicates(self) -> int:
@@ -748,154 +1283,53 @@ class BatchMixtureCS:
 
     @property
     def t(self) -> NDArray[np.int64]:
-        return self._t.copy()
+        return np.asarray(self._bank.t[2 * self._j], dtype=np.int64)
 
     @property
     def lower(self) -> FloatArray:
-        return np.array(self._b[0], dtype=np.float64)
+        return np.array(self._bank.b[2 * self._j], dtype=np.float64)
 
     @property
     def upper(self) -> FloatArray:
-        return np.array(self._b[1], dtype=np.float64)
+        return np.array(self._bank.b[2 * self._j + 1], dtype=np.float64)
 
     @property
     def empty(self) -> BoolArray:
-        return np.asarray(self._b[0] > self._b[1])
+        j = self._j
+        return np.asarray(self._bank.b[2 * j] > self._bank.b[2 * j + 1])
 
     @property
     def moved(self) -> BoolArray:
         """Replicates whose bounds were searched in the last update."""
-        return self._moved.copy()
+        return self._bank.moved(self._j)
+
+    @property
+    def searches(self) -> int:
+        """Bound searches run so far (diagnostic: the warm start's hit rate)."""
+        return int(self._bank.searches[self._j])
 
     @property
     def counts(self) -> FloatArray:
         """(R, V) observation counts per support value."""
-        return self._counts.T.copy()
-
-    def _check_update(self, value_index: ArrayLike, active: ArrayLike | None) -> Any:
-        idx = np.asarray(value_index)
-        if idx.shape != (self._r,) or idx.dtype.kind not in "iu":
-            raise InputError(
-                "value_index",
-                f"an integer array of shape ({self._r},)",
-                f"shape {idx.shape}, dtype {idx.dtype}",
-            )
-        rows: IntArray | None = None
-        if active is not None:
-            act = np.asarray(active)
-            if act.shape != (self._r,) or act.dtype != np.bool_:
-                raise InputError(
-                    "active",
-                    f"a boolean array of shape ({self._r},) or None",
-                    f"shape {act.shape}, dtype {act.dtype}",
-                )
-            if not act.all():
-                rows = np.flatnonzero(act)
-        sel = idx if rows is None else idx[rows]
-        if sel.size and (sel.min() < 0 or sel.max() >= self._support.size):
-            bad = int(np.flatnonzero((idx < 0) | (idx >= self._support.size))[0])
-            raise InputError(
-                f"value_index[{bad}]",
-                f"an index into the support (0..{self._support.size - 1})",
-                int(idx[bad]),
-            )
-        return sel, rows
+        return self._bank.counts[self._j].T.copy()
 
     def update(self, value_index: ArrayLike, active: ArrayLike | None = None) -> None:
         """Feed ``support[value_index[r]]`` to every active replicate r (all when None)."""
-        sel, rows = self._check_update(value_index, active)
-        self._step(sel, rows)
-
-    def _step(self, sel: IntArray, rows: IntArray | None) -> None:
-        """One observation for the replicates ``rows`` (all when None); ``sel`` their indices."""
-        self._moved[:] = False
-        if rows is None:
-            x = self._support[sel]
-            self._counts[sel, self._cols] += 1.0
-            self._t += 1
-            _observe(x - self._b, self._slam, self._s)
-            tmp = self._s[0] + self._lc
-            np.exp(tmp, out=tmp)
-            ms, mr = np.nonzero(tmp.sum(axis=0) >= 1.0)
-        elif rows.size == 0:
-            return
-        elif 2 * rows.size >= self._r:
-            # most replicates active: full-width arithmetic with inactive increments zeroed
-            act = np.zeros(self._r)
-            act[rows] = 1.0
-            idx = np.zeros(self._r, dtype=np.intp)
-            idx[rows] = sel
-            self._counts[idx, self._cols] += act
-            self._t[rows] += 1
-            dx = (self._support[idx] - self._b) * act
-            u = dx * self._slam
-            u += 1.0
-            q = np.divide(self._slam, u)
-            q *= act
-            np.log(u, out=u)
-            self._s[0] += u
-            self._s[1] += q
-            q *= q
-            self._s[2] += q
-            tmp = self._s[0] + self._lc
-            np.exp(tmp, out=tmp)
-            ms, mr = np.nonzero((tmp.sum(axis=0) >= 1.0) & (act > 0.0))
-        else:
-            x = self._support[sel]
-            self._counts[sel, rows] += 1.0
-            self._t[rows] += 1
-            sub = self._s[:, :, :, rows]
-            _observe(x - self._b[:, rows], self._slam, sub)
-            self._s[:, :, :, rows] = sub
-            tmp = sub[0] + self._lc
-            np.exp(tmp, out=tmp)
-            ms, mr = np.nonzero(tmp.sum(axis=0) >= 1.0)
-            mr = rows[mr]
-        if mr.size:
-            self.searches += int(mr.size)
-            flat = ms * self._r + mr  # position in the (side, replicate) plane
-            sf = self._s.reshape(3, self._s.shape[1], 2 * self._r)
-            bf = self._b.reshape(-1)
-            bound, state = _advance(
-                self._support,
-                np.take(self._counts, mr, axis=1),
-                np.take(bf, flat),
-                np.take(self._slam2, ms, axis=1),
-                np.take(sf, flat, axis=2),
-                self._logw,
-                self._logc,
-            )
-            bf[flat] = bound
-            sf[:, :, flat] = state
-            self._moved[mr] = True
-
-    def _log_e(self, m: ArrayLike, side: int) -> FloatArray:
-        arr = np.asarray(m, dtype=np.float64)
-        if arr.ndim == 0:
-            mm = _check_mean(float(arr), "m")
-            table = np.log1p(self._slam2[:, side][:, None] * (self._support - mm)[None, :])
-            lw = table @ self._counts + self._logw[:, None]  # (K, R)
-            mx = lw.max(axis=0)
-            return np.asarray(mx + np.log(np.exp(lw - mx).sum(axis=0)), dtype=np.float64)
-        if (
-            arr.shape != (self._r,)
-            or not np.all(np.isfinite(arr))
-            or np.any(arr < 0)
-            or np.any(arr > 1)
-        ):
-            raise InputError(
-                "m", f"a candidate mean in [0, 1] or an array of shape ({self._r},)", arr.tolist()
-            )
-        slam = np.broadcast_to(self._slam2[:, side][:, None], (self._slam2.shape[0], self._r))
-        return _log_e_rows(self._support, self._counts, arr, slam, self._logw)
+        idx, act = _check_indices(self._r, self._support.size, value_index, active)
+        bank = self._bank
+        idxs: list[NDArray[Any] | None] = [None] * bank.n
+        acts: list[BoolArray | None] = [None] * bank.n
+        idxs[self._j] = idx
+        acts[self._j] = act
+        bank.step(idxs, acts)
 
     def log_e_upper(self, m: ArrayLike) -> FloatArray:
         """log E⁺_t(m) per replicate; m a scalar (fast: one matrix product) or an (R,) array."""
-        return self._log_e(m, 0)
+        return self._bank.log_e(self._j, m, 0)
 
     def log_e_lower(self, m: ArrayLike) -> FloatArray:
         """log E⁻_t(m) per replicate."""
-        return self._log_e(m, 1)
+        return self._bank.log_e(self._j, m, 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -910,6 +1344,16 @@ def _phi01(p: Any) -> Any:
     if arr.ndim == 0:
         return phi(min(max(float(arr), 0.0), 1.0))
     return 2.0 * np.arcsin(np.sqrt(np.clip(arr, 0.0, 1.0)))
+
+
+def _phi01_inplace(buf: FloatArray) -> FloatArray:
+    """φ of every entry of ``buf`` (clipped into [0, 1]), in place."""
+    np.maximum(buf, 0.0, out=buf)
+    np.minimum(buf, 1.0, out=buf)
+    np.sqrt(buf, out=buf)
+    np.arcsin(buf, out=buf)
+    buf *= 2.0
+    return buf
 
 
 def _as_arrays(*xs: ArrayLike) -> list[FloatArray]:
@@ -931,21 +1375,103 @@ def corners_h_interval(
     return h_lo, h_hi, empty
 
 
-def _edge_extreme(
-    lm: FloatArray, um: FloatArray, lh: FloatArray, uh: FloatArray, d: FloatArray, lowest: bool
-) -> FloatArray:
-    """Min (``lowest``) or max of g(y) = φ(y + d) − φ(y) on the edge x − y = d of the box.
+def _corners_rows(
+    lm: FloatArray, um: FloatArray, lh: FloatArray, uh: FloatArray
+) -> tuple[FloatArray, FloatArray, BoolArray]:
+    """:func:`corners_h_interval` on 1-D arrays of one length (the trackers' hot path)."""
+    ph = _phi01_inplace(np.stack((lm, um, lh, uh)))
+    return ph[0] - ph[3], ph[1] - ph[2], (lm > um) | (lh > uh)
 
-    The edge is y ∈ [max(l_H, l_M − d), min(u_H, u_M − d)]; g has a single stationary point
-    y* = (1 − d)/2 (a minimum for d > 0, a maximum for d < 0), so the extreme is at an end or at
-    y* clamped to the edge; all three points lie on the edge, so evaluating all three is exact.
+
+def _corners_py(lm: float, um: float, lh: float, uh: float) -> tuple[float, float, bool]:
+    """:func:`corners_h_interval` for one replicate (pure Python)."""
+    return _phi_py(lm) - _phi_py(uh), _phi_py(um) - _phi_py(lh), lm > um or lh > uh
+
+
+def _hybrid_rows(
+    lm: FloatArray,
+    um: FloatArray,
+    lh: FloatArray,
+    uh: FloatArray,
+    ld: FloatArray,
+    ud: FloatArray,
+    d: FloatArray | None = None,
+) -> tuple[FloatArray, FloatArray, BoolArray]:
+    """:func:`hybrid_h_interval` on 1-D arrays of one length: every φ evaluated in one pass.
+
+    The extreme of g(y) = φ(y + d) − φ(y) on the edge x − y = d of the box, y ∈ [y_lo, y_hi]
+    with y_lo = max(l_H, l_M − d) and y_hi = min(u_H, u_M − d): g has a single stationary
+    point y* = (1 − d)/2 (a minimum for d > 0, a maximum for d < 0), so the extreme is at an
+    end or at y* clamped to the edge; all three points lie on the edge, so taking the extreme
+    of the three is exact. Evaluated for every row and both edges (d = l_D for h_lo, d = u_D
+    for h_hi), with the box corners alongside, in one pass of φ. ``d``, when given, is
+    (l_D, u_D) stacked as one (2, n) array.
     """
-    y_lo = np.maximum(lh, lm - d)
-    y_hi = np.minimum(uh, um - d)
-    y_st = np.minimum(np.maximum(0.5 * (1.0 - d), y_lo), y_hi)
-    ys = np.stack([y_lo, y_hi, y_st])
-    g = _phi01(ys + d) - _phi01(ys)
-    return np.asarray(g.min(axis=0) if lowest else g.max(axis=0), dtype=np.float64)
+    n = lm.size
+    tol = _REGION_TOL
+    buf = np.empty(16 * n)
+    ph = buf[: 4 * n].reshape(4, n)  # l_M, u_M, l_H, u_H
+    xs = buf[4 * n : 10 * n].reshape(3, 2, n)  # x = y + d at the three points, both edges
+    ys = buf[10 * n :].reshape(3, 2, n)
+    ph[0] = lm
+    ph[1] = um
+    ph[2] = lh
+    ph[3] = uh
+    if d is None:
+        d = np.stack((ld, ud))
+    np.subtract(lm, d, out=ys[0])
+    np.maximum(ys[0], lh, out=ys[0])  # y_lo = max(l_H, l_M − d)
+    np.subtract(um, d, out=ys[1])
+    np.minimum(ys[1], uh, out=ys[1])  # y_hi = min(u_H, u_M − d)
+    np.subtract(1.0, d, out=ys[2])
+    ys[2] *= 0.5
+    np.maximum(ys[2], ys[0], out=ys[2])
+    np.minimum(ys[2], ys[1], out=ys[2])  # y* clamped to the edge
+    np.add(ys, d, out=xs)
+    _phi01_inplace(buf)
+    g = xs - ys
+    lo_corner = ph[0] - ph[3]
+    hi_corner = ph[1] - ph[2]
+    h_lo = np.where(lm - uh >= ld - tol, lo_corner, g[:, 0].min(axis=0))
+    h_hi = np.where(um - lh <= ud + tol, hi_corner, g[:, 1].max(axis=0))
+    empty = (
+        (lm > um + tol)
+        | (lh > uh + tol)
+        | (ld > ud + tol)
+        | (um - lh < ld - tol)
+        | (lm - uh > ud + tol)
+    )
+    if empty.any():
+        h_lo[empty] = -math.pi
+        h_hi[empty] = math.pi
+    return h_lo, h_hi, empty
+
+
+def _edge_py(lm: float, um: float, lh: float, uh: float, d: float, lowest: bool) -> float:
+    """The edge extreme of :func:`_hybrid_rows` for one replicate (pure Python)."""
+    y_lo = max(lh, lm - d)
+    y_hi = min(uh, um - d)
+    y_st = min(max(0.5 * (1.0 - d), y_lo), y_hi)
+    g = [_phi_py(y + d) - _phi_py(y) for y in (y_lo, y_hi, y_st)]
+    return min(g) if lowest else max(g)
+
+
+def _hybrid_py(
+    lm: float, um: float, lh: float, uh: float, ld: float, ud: float
+) -> tuple[float, float, bool]:
+    """:func:`hybrid_h_interval` for one replicate (pure Python, same arithmetic)."""
+    tol = _REGION_TOL
+    if lm > um + tol or lh > uh + tol or ld > ud + tol or um - lh < ld - tol or lm - uh > ud + tol:
+        return -math.pi, math.pi, True
+    if lm - uh >= ld - tol:
+        h_lo = _phi_py(lm) - _phi_py(uh)
+    else:
+        h_lo = _edge_py(lm, um, lh, uh, ld, lowest=True)
+    if um - lh <= ud + tol:
+        h_hi = _phi_py(um) - _phi_py(lh)
+    else:
+        h_hi = _edge_py(lm, um, lh, uh, ud, lowest=False)
+    return h_lo, h_hi, False
 
 
 def hybrid_h_interval(
@@ -962,7 +1488,7 @@ def hybrid_h_interval(
     box corner (l_M, u_H) minimises f over the box; if it satisfies x − y ≥ l_D it is the
     minimiser over P (it cannot violate x − y ≤ u_D unless P is empty). Otherwise the minimiser
     lies on the edge x − y = l_D (a minimiser off that line could move towards smaller x or
-    larger y, lowering f, unless it is the corner itself), where :func:`_edge_extreme` is exact
+    larger y, lowering f, unless it is the corner itself), where :func:`_hybrid_rows` is exact
     (module doc). Symmetrically for the maximum with the corner (u_M, l_H) and the edge
     x − y = u_D. The corner test uses a 1e-12 tolerance in the conservative direction (the
     corner value bounds f over P from below / above anyway). P is empty iff a box side is
@@ -971,21 +1497,7 @@ def hybrid_h_interval(
     """
     lm, um, lh, uh, ld, ud = _as_arrays(m_lower, m_upper, h_lower, h_upper, d_lower, d_upper)
     shape = lm.shape
-    lm, um, lh, uh, ld, ud = (a.reshape(-1) for a in (lm, um, lh, uh, ld, ud))
-    tol = _REGION_TOL
-    lo_corner = _phi01(lm) - _phi01(uh)
-    hi_corner = _phi01(um) - _phi01(lh)
-    h_lo = np.where(lm - uh >= ld - tol, lo_corner, _edge_extreme(lm, um, lh, uh, ld, lowest=True))
-    h_hi = np.where(um - lh <= ud + tol, hi_corner, _edge_extreme(lm, um, lh, uh, ud, lowest=False))
-    empty = (
-        (lm > um + tol)
-        | (lh > uh + tol)
-        | (ld > ud + tol)
-        | (um - lh < ld - tol)
-        | (lm - uh > ud + tol)
-    )
-    h_lo = np.where(empty, -math.pi, h_lo)
-    h_hi = np.where(empty, math.pi, h_hi)
+    h_lo, h_hi, empty = _hybrid_rows(*(a.reshape(-1) for a in (lm, um, lh, uh, ld, ud)))
     return (
         np.asarray(h_lo.reshape(shape), dtype=np.float64),
         np.asarray(h_hi.reshape(shape), dtype=np.float64),
@@ -1051,9 +1563,26 @@ def classify_codes(
 ) -> NDArray[np.int8]:
     """Vectorised :func:`classify`: int8 codes indexing ``VERDICT_CODES`` (0 = CONTINUE)."""
     thr = _check_threshold(threshold)
-    lo, hi = _as_arrays(h_lo, h_hi)
     cap = np.asarray(at_cap, dtype=np.bool_)
     valid = np.asarray(instrument_valid, dtype=np.bool_)
+    if (
+        cap.ndim == 0
+        and valid.ndim == 0
+        and isinstance(h_lo, np.ndarray)
+        and isinstance(h_hi, np.ndarray)
+        and h_lo.dtype == np.float64
+        and h_hi.dtype == np.float64
+        and h_lo.shape == h_hi.shape
+    ):
+        # the trackers' hot path: same precedence, written in place
+        code = np.full(h_lo.shape, 4 if cap else 0, dtype=np.int8)
+        np.putmask(code, h_hi < thr, np.int8(3))
+        np.putmask(code, h_hi <= 0.0, np.int8(2))
+        np.putmask(code, h_lo >= thr, np.int8(1))
+        if not valid:
+            code.fill(5)
+        return code
+    lo, hi = _as_arrays(h_lo, h_hi)
     code = np.where(cap, np.int8(4), np.int8(0))
     code = np.where(hi < thr, np.int8(3), code)
     code = np.where(hi <= 0.0, np.int8(2), code)
@@ -1188,32 +1717,32 @@ class HTracker:
         """Consume one root (model evidence, and human evidence when available)."""
         m = _check_observation(m_value, f"m_value (root {self._n})")
         h = None if h_value is None else _check_observation(h_value, f"h_value (root {self._n})")
-        self._model.update(m)
-        moved = self._model.moved
+        self._model._add(m)
+        moved = self._model._moved
         if h is not None:
-            self._human.update(h)
-            moved = moved or self._human.moved
+            self._human._add(h)
+            moved = moved or self._human._moved
             if self._diff is not None:
-                self._diff.update((m - h + 1.0) / 2.0)
-                moved = moved or self._diff.moved
+                self._diff._add((m - h + 1.0) / 2.0)
+                moved = moved or self._diff._moved
         self._n += 1
         if moved and not self._empty:
             self._refresh()
 
     def _refresh(self) -> None:
-        lm, um = self.model_bounds
-        lh, uh = self.human_bounds
+        lm, um = self._model._b
+        lh, uh = self._human._b
         if self._diff is None:
-            lo, hi, empty = corners_h_interval(lm, um, lh, uh)
+            lo, hi, empty = _corners_py(lm, um, lh, uh)
         else:
-            ld = 2.0 * self._diff.lower - 1.0
-            ud = 2.0 * self._diff.upper - 1.0
-            lo, hi, empty = hybrid_h_interval(lm, um, lh, uh, ld, ud)
-        if bool(empty):
+            ld = 2.0 * self._diff._b[0] - 1.0
+            ud = 2.0 * self._diff._b[1] - 1.0
+            lo, hi, empty = _hybrid_py(lm, um, lh, uh, ld, ud)
+        if empty:
             self._empty = True
         else:
-            self._h_lo = float(lo)
-            self._h_hi = float(hi)
+            self._h_lo = lo
+            self._h_hi = hi
 
     def verdict(self, at_cap: bool = False, instrument_valid: bool = True) -> Verdict | None:
         """The verdict state now (None = CONTINUE)."""
@@ -1243,6 +1772,8 @@ class BatchHTracker:
     support is every (m − h + 1)/2. ``update(m_index, h_index, h_present, active)``: active
     replicates consume a root; ``h_present`` marks those with human evidence on it (complete
     pairs). ``verdict_codes(at_cap)`` classifies all replicates (codes index ``VERDICT_CODES``).
+    The streams run in one fused engine (one set of array operations per root for all of
+    them); ``model``, ``human`` and ``diff`` are :class:`BatchMixtureCS` views of it.
     """
 
     def __init__(
@@ -1265,15 +1796,22 @@ class BatchHTracker:
         ms = _check_support(model_support, "model_support")
         hs = _check_support(human_support, "human_support")
         a_mh, a_d = _stream_alphas(self._construction, self._alpha, hybrid_alphas)
-        self._model = BatchMixtureCS(self._r, a_mh, self._spec, ms)
-        self._human = BatchMixtureCS(self._r, a_mh, self._spec, hs)
-        self._diff: BatchMixtureCS | None = None
-        self._d_table: IntArray = np.zeros((ms.size, hs.size), dtype=np.intp)
+        supports = [ms, hs]
+        alphas = [a_mh, a_mh]
+        self._d_flat: IntArray = np.zeros(ms.size * hs.size, dtype=np.intp)
         if a_d is not None:
             dv = (ms[:, None] - hs[None, :] + 1.0) / 2.0
             d_support, inverse = np.unique(dv, return_inverse=True)
-            self._d_table = inverse.reshape(dv.shape).astype(np.intp)
-            self._diff = BatchMixtureCS(self._r, a_d, self._spec, d_support)
+            self._d_flat = inverse.reshape(-1).astype(np.intp)
+            supports.append(d_support)
+            alphas.append(a_d)
+        self._nh = hs.size
+        self._bank = _Bank(self._r, self._spec, supports, alphas)
+        self._model = BatchMixtureCS._view(self._bank, 0, a_mh, self._spec)
+        self._human = BatchMixtureCS._view(self._bank, 1, a_mh, self._spec)
+        self._diff: BatchMixtureCS | None = None
+        if a_d is not None:
+            self._diff = BatchMixtureCS._view(self._bank, 2, a_d, self._spec)
         self._error_per_side = 2 * a_mh if a_d is None else 4 * a_mh + a_d
         self._h_lo = np.full(self._r, -math.pi)
         self._h_hi = np.full(self._r, math.pi)
@@ -1318,11 +1856,11 @@ class BatchHTracker:
 
     @property
     def diff_lower(self) -> FloatArray | None:
-        return None if self._diff is None else 2.0 * self._diff._b[0] - 1.0
+        return None if self._diff is None else 2.0 * self._bank.b[4] - 1.0
 
     @property
     def diff_upper(self) -> FloatArray | None:
-        return None if self._diff is None else 2.0 * self._diff._b[1] - 1.0
+        return None if self._diff is None else 2.0 * self._bank.b[5] - 1.0
 
     @property
     def h_lo(self) -> FloatArray:
@@ -1345,60 +1883,66 @@ class BatchHTracker:
     ) -> None:
         """One root for every active replicate; human evidence where ``h_present`` (default:
         everywhere when ``h_index`` is given, nowhere when it is None)."""
-        m_sel, m_rows = self._model._check_update(m_index, active)
-        act = np.ones(self._r, dtype=np.bool_) if m_rows is None else np.zeros(self._r, np.bool_)
-        if m_rows is not None:
-            act[m_rows] = True
-        h_sel = h_rows = None
+        r = self._r
+        m_idx, act = _check_indices(r, self._model._support.size, m_index, active)
+        h_idx: NDArray[Any] | None = None
+        h_act: BoolArray | None = None
         if h_index is not None:
             if h_present is None:
                 h_act = act
             else:
                 hp = np.asarray(h_present)
-                if hp.shape != (self._r,) or hp.dtype != np.bool_:
+                if hp.shape != (r,) or hp.dtype != np.bool_:
                     raise InputError(
                         "h_present",
-                        f"a boolean array of shape ({self._r},) or None",
+                        f"a boolean array of shape ({r},) or None",
                         f"shape {hp.shape}, dtype {hp.dtype}",
                     )
-                h_act = act & hp
-            h_sel, h_rows = self._human._check_update(h_index, h_act)
+                h_act = hp if act is None else act & hp
+            h_idx, h_act = _check_indices(r, self._nh, h_index, h_act)
         elif h_present is not None and np.any(h_present):
             raise InputError("h_index", "an index array when h_present has True entries", None)
-        self._model._step(m_sel, m_rows)
-        changed = self._model._moved.copy()
-        if h_sel is not None:
-            self._human._step(h_sel, h_rows)
-            changed |= self._human._moved
-            if self._diff is not None:
-                m_idx = np.asarray(m_index)
-                if h_rows is None:
-                    d_sel = self._d_table[m_idx, h_sel]
-                else:
-                    d_sel = self._d_table[m_idx[h_rows], h_sel]
-                self._diff._step(d_sel, h_rows)
-                changed |= self._diff._moved
-        if m_rows is None:
+        idxs: list[NDArray[Any] | None] = [m_idx, h_idx]
+        acts: list[BoolArray | None] = [act, h_act]
+        if self._diff is not None:
+            d_idx = None
+            if h_idx is not None:
+                flat = m_idx.astype(np.intp) * self._nh
+                flat += h_idx
+                if h_act is not None:
+                    flat[~h_act] = 0
+                d_idx = np.take(self._d_flat, flat)
+            idxs.append(d_idx)
+            acts.append(h_act)
+        moved = self._bank.step(idxs, acts)
+        if act is None:
             self._n += 1
         else:
-            self._n[m_rows] += 1
-        changed &= ~self._empty
-        rows = np.flatnonzero(changed)
-        if rows.size:
-            self._refresh(rows)
+            self._n[act] += 1
+        if moved.size:
+            changed = np.zeros(r, dtype=np.bool_)
+            changed[moved] = True
+            changed &= ~self._empty
+            rows = np.flatnonzero(changed)
+            if rows.size:
+                self._refresh(rows)
 
     def _refresh(self, rows: IntArray) -> None:
-        bm = self._model._b[:, rows]
-        bh = self._human._b[:, rows]
+        b = np.take(self._bank.b, rows, axis=1)
         if self._diff is None:
-            lo, hi, empty = corners_h_interval(bm[0], bm[1], bh[0], bh[1])
+            lo, hi, empty = _corners_rows(b[0], b[1], b[2], b[3])
         else:
-            bd = 2.0 * self._diff._b[:, rows] - 1.0
-            lo, hi, empty = hybrid_h_interval(bm[0], bm[1], bh[0], bh[1], bd[0], bd[1])
-        keep = ~empty
-        self._h_lo[rows[keep]] = lo[keep]
-        self._h_hi[rows[keep]] = hi[keep]
-        self._empty[rows[empty]] = True
+            b[4:] *= 2.0
+            b[4:] -= 1.0
+            lo, hi, empty = _hybrid_rows(b[0], b[1], b[2], b[3], b[4], b[5], b[4:])
+        if empty.any():
+            keep = ~empty
+            self._h_lo[rows[keep]] = lo[keep]
+            self._h_hi[rows[keep]] = hi[keep]
+            self._empty[rows[empty]] = True
+        else:
+            self._h_lo[rows] = lo
+            self._h_hi[rows] = hi
 
     def verdict_codes(
         self, at_cap: ArrayLike = False, instrument_valid: ArrayLike = True
