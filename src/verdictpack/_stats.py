@@ -443,13 +443,36 @@ class BinomialSize:
     normal_n: int
 
 
+def _binom_sf(k: Any, n: Any, p: float) -> NDArray[np.float64]:
+    """P(X > k) for X ~ Binomial(n, p), elementwise (scipy.special: no scipy.stats import)."""
+    k_arr, n_arr = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(n))
+    inside = (k_arr >= 0) & (k_arr < n_arr)
+    safe_k = np.where(inside, k_arr, 0.0)
+    val = special.bdtrc(safe_k, n_arr, p)
+    return np.asarray(np.where(k_arr < 0, 1.0, np.where(inside, val, 0.0)), dtype=np.float64)
+
+
+def _binom_cdf(k: Any, n: Any, p: float) -> NDArray[np.float64]:
+    """P(X <= k) for X ~ Binomial(n, p), elementwise."""
+    k_arr, n_arr = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(n))
+    inside = (k_arr >= 0) & (k_arr < n_arr)
+    safe_k = np.where(inside, k_arr, 0.0)
+    val = special.bdtr(safe_k, n_arr, p)
+    return np.asarray(np.where(k_arr < 0, 0.0, np.where(inside, val, 1.0)), dtype=np.float64)
+
+
+def _normal_guess(ns: NDArray[np.int64], p0: float, q: float) -> NDArray[np.float64]:
+    """The q-quantile of Binomial(n, p0) by the normal approximation (a starting point only)."""
+    return ns * p0 + float(special.ndtri(q)) * np.sqrt(ns * p0 * (1.0 - p0))
+
+
 def _upper_critical(ns: NDArray[np.int64], p0: float, a: float) -> NDArray[np.int64]:
     """Smallest c in [1, n + 1] with P0(X >= c) <= a, per n (n + 1 means never reject)."""
 
     def tail(c: NDArray[np.int64]) -> NDArray[np.float64]:  # P0(X >= c) = sf(c - 1)
-        return np.asarray(_scipy_stats().binom.sf(c - 1, ns, p0), dtype=np.float64)
+        return _binom_sf(c - 1, ns, p0)
 
-    guess = np.asarray(_scipy_stats().binom.isf(a, ns, p0), dtype=np.float64) + 1.0
+    guess = np.floor(_normal_guess(ns, p0, 1.0 - a)) + 1.0
     guess = np.where(np.isfinite(guess), guess, ns + 1.0)
     c = np.clip(guess, 1, ns + 1).astype(np.int64)
     # scipy's quantile is only a starting point: fix it up against the tail itself.
@@ -471,9 +494,9 @@ def _lower_critical(ns: NDArray[np.int64], p0: float, a: float) -> NDArray[np.in
     """Largest c in [−1, n − 1] with P0(X <= c) <= a, per n (−1 means never reject)."""
 
     def tail(c: NDArray[np.int64]) -> NDArray[np.float64]:  # P0(X <= c)
-        return np.asarray(_scipy_stats().binom.cdf(c, ns, p0), dtype=np.float64)
+        return _binom_cdf(c, ns, p0)
 
-    guess = np.asarray(_scipy_stats().binom.ppf(a, ns, p0), dtype=np.float64) - 1.0
+    guess = np.floor(_normal_guess(ns, p0, a)) - 1.0
     guess = np.where(np.isfinite(guess), guess, -1.0)
     c = np.clip(guess, -1, ns - 1).astype(np.int64)
     while True:
@@ -507,8 +530,8 @@ def _region_probability(
     ns: NDArray[np.int64], lower: NDArray[np.int64], upper: NDArray[np.int64], p: float
 ) -> NDArray[np.float64]:
     """P_p(X <= lower) + P_p(X >= upper) per n (the sentinels contribute 0)."""
-    low = np.where(lower >= 0, _scipy_stats().binom.cdf(lower, ns, p), 0.0)
-    high = np.where(upper <= ns, _scipy_stats().binom.sf(upper - 1, ns, p), 0.0)
+    low = np.where(lower >= 0, _binom_cdf(lower, ns, p), 0.0)
+    high = np.where(upper <= ns, _binom_sf(upper - 1, ns, p), 0.0)
     total = np.asarray(low + high, dtype=np.float64)
     if not np.all(np.isfinite(total)):
         raise RuntimeError(f"internal error: non-finite binomial tail for p={p!r}")
