@@ -463,7 +463,8 @@ def _binom_cdf(k: Any, n: Any, p: float) -> NDArray[np.float64]:
 
 def _normal_guess(ns: NDArray[np.int64], p0: float, q: float) -> NDArray[np.float64]:
     """The q-quantile of Binomial(n, p0) by the normal approximation (a starting point only)."""
-    return ns * p0 + float(special.ndtri(q)) * np.sqrt(ns * p0 * (1.0 - p0))
+    guess = ns * p0 + float(special.ndtri(q)) * np.sqrt(ns * p0 * (1.0 - p0))
+    return np.asarray(guess, dtype=np.float64)
 
 
 def _upper_critical(ns: NDArray[np.int64], p0: float, a: float) -> NDArray[np.int64]:
