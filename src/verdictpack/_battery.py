@@ -36,7 +36,7 @@ from verdictpack._compiler import (
     CrossRule,
     StrictModel,
     compile_construct,
-    construct_rules,
+    sequential_construct_rules,
 )
 from verdictpack._design import (
     HumanSpec,
@@ -205,14 +205,6 @@ def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
     """Checks that need the compiled construct and panel: the scenarios are built through the
     generative model (a scenario it refuses is a config defect at its path), the block size
     divides the replicates, and one task's arrays fit the memory bound."""
-    construct_d = cfg.get("construct")
-    if isinstance(construct_d, dict) and construct_d.get("direction") == "less":
-        yield (
-            ("construct", "direction"),
-            "less",
-            "'greater' for the sequential kinds (state a 'less' claim as 'greater' by swapping "
-            "the treatment and its null partner)",
-        )
     reps, block = _positive_int(cfg.get("replicates")), _positive_int(cfg.get("block_size"))
     if reps is not None and block is not None:
         if block > reps:
@@ -279,7 +271,7 @@ def _scenario_param_path(spec: BatteryScenarioSpec, parameter: str) -> str:
 
 
 RULES = (
-    *construct_rules(("construct",)),
+    *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
     *panel_rules(("panel",)),
     CrossRule(at=(), check=_scenario_fields),

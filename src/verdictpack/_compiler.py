@@ -39,6 +39,8 @@ __all__ = [
     "json_path",
     "load_source",
     "parse_config",
+    "sequential_construct_rules",
+    "unique_names",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -278,6 +280,39 @@ def _construct_cross(c: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...],
 def construct_rules(at: tuple[str | int, ...] = ("construct",)) -> list[CrossRule]:
     """The construct's cross-field rules, for a construct block found at ``at``."""
     return [CrossRule(at=at, check=_construct_cross)]
+
+
+def _greater_only(c: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
+    if c.get("direction") == "less":
+        yield (
+            ("direction",),
+            "less",
+            "'greater' for the sequential kinds (state a 'less' claim as 'greater' by swapping "
+            "the treatment and its null partner)",
+        )
+
+
+def sequential_construct_rules(at: tuple[str | int, ...] = ("construct",)) -> list[CrossRule]:
+    """The construct rules plus the sequential kinds' own: the claim must read 'greater'."""
+    return [*construct_rules(at), CrossRule(at=at, check=_greater_only)]
+
+
+def unique_names(list_key: str, what: str, field: str = "name") -> CrossRule:
+    """A rule refusing a repeated ``field`` among the objects of the list ``list_key``."""
+
+    def check(cfg: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
+        items = cfg.get(list_key)
+        if not isinstance(items, list):
+            return
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            name = item.get(field) if isinstance(item, dict) else None
+            if isinstance(name, str):
+                if name in seen:
+                    yield ((list_key, i, field), name, f"{what} used once")
+                seen.add(name)
+
+    return CrossRule(at=(), check=check)
 
 
 # ----------------------------------------------------------------------------------------------

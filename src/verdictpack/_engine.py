@@ -40,7 +40,7 @@ from verdictpack._compiler import (
     CrossRule,
     StrictModel,
     compile_construct,
-    construct_rules,
+    sequential_construct_rules,
 )
 from verdictpack._design import (
     HumanSpec,
@@ -191,14 +191,6 @@ def _engine_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], 
             yield (("truth", "scenario"), name, "one of " + ", ".join(SCENARIO_NAMES))
         if name == "above_threshold" and truth.get("true_h") is None:
             yield (("truth", "true_h"), None, "a true h for the above_threshold scenario")
-    construct = cfg.get("construct")
-    if isinstance(construct, dict) and construct.get("direction") == "less":
-        yield (
-            ("construct", "direction"),
-            "less",
-            "'greater' for the sequential kinds (state a 'less' claim as 'greater' by swapping "
-            "the treatment and its null partner)",
-        )
     stimuli = cfg.get("stimuli")
     if isinstance(stimuli, dict) and isinstance(stimuli.get("templates"), list):
         family = stimuli.get("family")
@@ -218,7 +210,7 @@ def _engine_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], 
 
 
 RULES = (
-    *construct_rules(("construct",)),
+    *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
     *panel_rules(("panel",)),
     CrossRule(at=(), check=_engine_check),

@@ -29,7 +29,8 @@ from verdictpack._compiler import (
     CrossRule,
     StrictModel,
     compile_construct,
-    construct_rules,
+    sequential_construct_rules,
+    unique_names,
 )
 from verdictpack._design import (
     HumanSpec,
@@ -92,15 +93,6 @@ def _world_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], A
                 absent.get("effect_scale"),
                 "0 (no effect in the effect-absent world)",
             )
-    comps = cfg.get("compositions")
-    if isinstance(comps, list):
-        seen: set[str] = set()
-        for i, comp in enumerate(comps):
-            name = comp.get("name") if isinstance(comp, dict) else None
-            if isinstance(name, str):
-                if name in seen:
-                    yield (("compositions", i, "name"), name, "a composition name used once")
-                seen.add(name)
 
 
 def _composition_panels(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
@@ -116,8 +108,9 @@ def _composition_panels(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, 
 
 
 RULES = (
-    *construct_rules(("construct",)),
+    *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
+    unique_names("compositions", "a composition name"),
     CrossRule(at=(), check=_world_check),
     CrossRule(at=(), check=_composition_panels),
 )

@@ -12,7 +12,7 @@ approximations beside them) and the fixed-n exact binomial size of the same clai
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -22,10 +22,10 @@ from verdictpack._compiler import (
     ConfigSource,
     Construct,
     ConstructSpec,
-    CrossRule,
     StrictModel,
     compile_construct,
-    construct_rules,
+    sequential_construct_rules,
+    unique_names,
 )
 from verdictpack._design import (
     HumanSpec,
@@ -71,23 +71,10 @@ class VerdictConfig(StrictModel):
     replicates: int = Field(ge=100, le=1_000_000)
 
 
-def _scenario_names(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
-    scenarios = cfg.get("scenarios")
-    if not isinstance(scenarios, list):
-        return
-    seen: set[str] = set()
-    for i, s in enumerate(scenarios):
-        name = s.get("name") if isinstance(s, dict) else None
-        if isinstance(name, str):
-            if name in seen:
-                yield (("scenarios", i, "name"), name, "a scenario name used once")
-            seen.add(name)
-
-
 RULES = (
-    *construct_rules(("construct",)),
+    *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
-    CrossRule(at=(), check=_scenario_names),
+    unique_names("scenarios", "a scenario name"),
 )
 
 
