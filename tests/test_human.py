@@ -421,3 +421,24 @@ def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  #
         call()
     assert err.value.parameter == parameter
     assert parameter in str(err.value)
+
+
+def test_gate_pass_rate_matches_single_audits() -> None:
+    """The vectorised pass rate agrees with gating one simulated audit at a time."""
+    from verdictpack._human import AuditGate, simulate_gate_pass_rate, simulate_reader_audit
+    from verdictpack._rng import stream as _stream
+
+    n, rate, kmin = 60, 0.78, 0.35
+    fast = simulate_gate_pass_rate(n, rate, kmin, _stream(5, "gate/fast"), replicates=4000)
+    gen = _stream(5, "gate/slow")
+    slow_reps = 600
+    passed = sum(
+        AuditGate(kmin).evaluate(simulate_reader_audit(n, rate, gen)).passed
+        for _ in range(slow_reps)
+    )
+    p_slow = passed / slow_reps
+    se = (fast.value * (1 - fast.value) / slow_reps + fast.mcse**2) ** 0.5
+    assert 0.05 < fast.value < 0.95  # an informative point: the check can fail
+    assert abs(fast.value - p_slow) <= 4 * se
+    chance = simulate_gate_pass_rate(200, 0.5, 0.6, _stream(5, "gate/chance"))
+    assert chance.value == 0.0

@@ -25,7 +25,6 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
@@ -59,6 +58,7 @@ from verdictpack._human import (
     AuditDecision,
     AuditGate,
     HumanBaselineSize,
+    simulate_gate_pass_rate,
     simulate_reader_audit,
     size_human_baseline,
 )
@@ -73,7 +73,7 @@ from verdictpack._judges import (
 from verdictpack._layer import Layer, RunOptions
 from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 from verdictpack._provenance import Provenance, provenance
-from verdictpack._results import Figure, exact, simulated
+from verdictpack._results import Figure, exact
 from verdictpack._rng import stream
 from verdictpack._sequential import HTracker, Verdict, classify
 from verdictpack._stimuli import (
@@ -459,21 +459,13 @@ def _power(
 def _audit_pass_rate_at_chance(cfg: EngineConfig) -> Figure:
     """P(the kappa gate passes) when both readers answer at chance (simulated)."""
     a = cfg.human.audit
-    rng = stream(cfg.seed, "engine/confound/reader")
-    reps = 2000
-    k = a.categories
-    truth = rng.integers(0, k, size=(reps, a.roots))
-    ra = rng.integers(0, k, size=(reps, a.roots))
-    rb = rng.integers(0, k, size=(reps, a.roots))
-    del truth
-    po = (ra == rb).mean(axis=1)
-    pa = np.stack([(ra == c).mean(axis=1) for c in range(k)])
-    pb = np.stack([(rb == c).mean(axis=1) for c in range(k)])
-    pe = (pa * pb).sum(axis=0)
-    kappa = np.where(pe < 1, (po - pe) / np.where(pe < 1, 1 - pe, 1.0), 0.0)
-    passed = kappa >= a.kappa_min
-    p = float(passed.mean())
-    return simulated(p, math.sqrt(max(p * (1 - p), 1e-300) / reps) if 0 < p < 1 else 0.0, reps)
+    return simulate_gate_pass_rate(
+        a.roots,
+        1.0 / a.categories,
+        a.kappa_min,
+        stream(cfg.seed, "engine/confound/reader"),
+        a.categories,
+    )
 
 
 def _confound_arms(

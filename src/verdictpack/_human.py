@@ -71,6 +71,7 @@ __all__ = [
     "cohens_kappa_from_table",
     "expected_kappa",
     "simulate_baseline_power",
+    "simulate_gate_pass_rate",
     "simulate_reader_audit",
     "size_human_baseline",
 ]
@@ -344,6 +345,39 @@ def simulate_reader_audit(
         expected_kappa=closed_form(expected_kappa(r, k)),
         readings=2 * n,
     )
+
+
+def simulate_gate_pass_rate(
+    n_roots: int,
+    reconstruction_rate: float,
+    kappa_min: float,
+    rng: np.random.Generator,
+    n_categories: int = 2,
+    replicates: int = 2000,
+) -> Figure:
+    """P(the κ gate passes) under the reader model of :func:`simulate_reader_audit`, by
+    simulating ``replicates`` whole audits at once (vectorised over audits). An audit whose κ is
+    undefined (both readers on one identical label throughout) counts as failing the gate."""
+    n = _int_at_least("n_roots", n_roots, 2)
+    r = _closed_unit("reconstruction_rate", reconstruction_rate)
+    k = _int_at_least("n_categories", n_categories, 2)
+    reps = _int_at_least("replicates", replicates, 100)
+    if not _is_real(kappa_min) or not -1.0 < float(kappa_min) <= 1.0:
+        raise InputError("kappa_min", "a number in (-1, 1]", kappa_min)
+    gen = _generator("rng", rng)
+    truth = gen.integers(0, k, size=(reps, n))
+    answers = []
+    for _ in range(2):
+        right = gen.random((reps, n)) < r
+        wrong = (truth + gen.integers(1, k, size=(reps, n))) % k
+        answers.append(np.where(right, truth, wrong))
+    a, b = answers
+    p_o = (a == b).mean(axis=1)
+    p_e = sum((a == c).mean(axis=1) * (b == c).mean(axis=1) for c in range(k))
+    defined = p_e < 1.0 - 1e-12
+    kappa = np.where(defined, (p_o - p_e) / np.where(defined, 1.0 - p_e, 1.0), -np.inf)
+    p = float(np.mean(kappa >= float(kappa_min)))
+    return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
 
 
 @dataclass(frozen=True)

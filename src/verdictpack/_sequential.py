@@ -1615,7 +1615,52 @@ def _stream_alphas(
     return _check_alpha(pair[0], "hybrid_alphas[0]"), _check_alpha(pair[1], "hybrid_alphas[1]")
 
 
-class HTracker:
+class _TrackerSettings:
+    """What both trackers share: the construction, its alphas, the threshold and the provable
+    error per side of the h-interval (2·a_MH for the corners, 4·a_MH + a_D for the hybrid)."""
+
+    _construction: Construction
+    _alpha: float
+    _threshold: float
+    _spec: MixtureSpec
+    _error_per_side: float
+
+    def _configure(
+        self,
+        construction: str,
+        alpha: float,
+        spec: MixtureSpec | None,
+        threshold: float,
+        hybrid_alphas: Sequence[float] | None,
+    ) -> tuple[float, float | None]:
+        """Validate and store the settings; return (per-tail alpha of M and H, of D or None)."""
+        self._construction = _check_construction(construction)
+        self._alpha = _check_alpha(alpha)
+        self._threshold = _check_threshold(threshold)
+        self._spec = _resolve_spec(spec)
+        a_mh, a_d = _stream_alphas(self._construction, self._alpha, hybrid_alphas)
+        self._error_per_side = 2 * a_mh if a_d is None else 4 * a_mh + a_d
+        return a_mh, a_d
+
+    @property
+    def construction(self) -> Construction:
+        return self._construction
+
+    @property
+    def alpha(self) -> float:
+        return self._alpha
+
+    @property
+    def threshold(self) -> float:
+        return self._threshold
+
+    @property
+    def error_per_side(self) -> float:
+        """Provable probability that h_lo > h (or h_hi < h) ever happens (union of tails)."""
+        return self._error_per_side
+
+
+class HTracker(_TrackerSettings):
     """Scalar tracker of one construct: model and human streams (and D for the hybrid).
 
     ``update(m, h)`` consumes one root: ``m`` always feeds the model stream; when ``h`` is given
@@ -1634,36 +1679,14 @@ class HTracker:
         *,
         hybrid_alphas: Sequence[float] | None = None,
     ) -> None:
-        self._construction = _check_construction(construction)
-        self._alpha = _check_alpha(alpha)
-        self._threshold = _check_threshold(threshold)
-        self._spec = _resolve_spec(spec)
-        a_mh, a_d = _stream_alphas(self._construction, self._alpha, hybrid_alphas)
+        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas)
         self._model = MixtureCS(a_mh, self._spec)
         self._human = MixtureCS(a_mh, self._spec)
         self._diff = MixtureCS(a_d, self._spec) if a_d is not None else None
-        self._error_per_side = 2 * a_mh if a_d is None else 4 * a_mh + a_d
         self._h_lo = -math.pi
         self._h_hi = math.pi
         self._empty = False
         self._n = 0
-
-    @property
-    def construction(self) -> Construction:
-        return self._construction
-
-    @property
-    def alpha(self) -> float:
-        return self._alpha
-
-    @property
-    def threshold(self) -> float:
-        return self._threshold
-
-    @property
-    def error_per_side(self) -> float:
-        """Provable probability that h_lo > h (or h_hi < h) ever happens (union of tails)."""
-        return self._error_per_side
 
     @property
     def stream_alphas(self) -> dict[str, float]:
@@ -1765,7 +1788,7 @@ class HTracker:
         return out
 
 
-class BatchHTracker:
+class BatchHTracker(_TrackerSettings):
     """R replicates of :class:`HTracker` over fixed supports (same numbers, vectorised).
 
     ``model_support`` and ``human_support`` are the sorted values M_i and H_i can take; the D
@@ -1789,13 +1812,9 @@ class BatchHTracker:
         hybrid_alphas: Sequence[float] | None = None,
     ) -> None:
         self._r = _check_replicates(n_replicates)
-        self._construction = _check_construction(construction)
-        self._alpha = _check_alpha(alpha)
-        self._threshold = _check_threshold(threshold)
-        self._spec = _resolve_spec(spec)
+        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas)
         ms = _check_support(model_support, "model_support")
         hs = _check_support(human_support, "human_support")
-        a_mh, a_d = _stream_alphas(self._construction, self._alpha, hybrid_alphas)
         supports = [ms, hs]
         alphas = [a_mh, a_mh]
         self._d_flat: IntArray = np.zeros(ms.size * hs.size, dtype=np.intp)
@@ -1812,7 +1831,6 @@ class BatchHTracker:
         self._diff: BatchMixtureCS | None = None
         if a_d is not None:
             self._diff = BatchMixtureCS._view(self._bank, 2, a_d, self._spec)
-        self._error_per_side = 2 * a_mh if a_d is None else 4 * a_mh + a_d
         self._h_lo = np.full(self._r, -math.pi)
         self._h_hi = np.full(self._r, math.pi)
         self._empty = np.zeros(self._r, dtype=np.bool_)
@@ -1821,22 +1839,6 @@ class BatchHTracker:
     @property
     def n_replicates(self) -> int:
         return self._r
-
-    @property
-    def construction(self) -> Construction:
-        return self._construction
-
-    @property
-    def alpha(self) -> float:
-        return self._alpha
-
-    @property
-    def threshold(self) -> float:
-        return self._threshold
-
-    @property
-    def error_per_side(self) -> float:
-        return self._error_per_side
 
     @property
     def model(self) -> BatchMixtureCS:
