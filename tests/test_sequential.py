@@ -453,7 +453,7 @@ def test_batch_state_extremes_match_naive() -> None:
         u = 1.0 + sgn[..., None] * lam_[..., None] * (support - bounds[None, :, :, None])
         exact = np.einsum("ksrv,rv->ksr", np.log(u), cs.counts)
         exact += np.log(np.array(spec.weights))[:, None, None] + math.log(alpha)
-        engine = np.log(cs._bank.z[1])  # (bet, side, replicate)
+        engine = np.log(cs._bank.linear_terms())  # (bet, side, replicate)
         cap = -600.0 + 32 * math.log(2.0)
         assert np.all(engine >= exact - 1e-9 * np.maximum(1.0, np.abs(exact)))
         assert np.all(engine <= np.maximum(exact, cap) + 1e-9 * np.maximum(1.0, np.abs(exact)))
@@ -474,36 +474,139 @@ def test_batch_state_extremes_match_naive() -> None:
 
 
 @pytest.mark.parametrize("construction", ["corners", "hybrid"])
-def test_batch_tracker_chunking_and_fold_do_not_change_numbers(
+def test_batch_tracker_fold_and_company_do_not_change_numbers(
     monkeypatch: pytest.MonkeyPatch, construction: str
 ) -> None:
-    """Tiny observation / search chunks and a fold of the log-wealth at every step give the
-    numbers of the default engine, on a run mixing every activity pattern (all, most, few
-    replicates active; human evidence on some only)."""
+    """A fold of the log-wealth at every step gives the numbers of the default engine, and a
+    replicate's numbers do not depend on which replicates share the bank (bit for bit: the
+    battery's blocks and workers cannot change them), on a run mixing every activity pattern
+    (all, most, few replicates active; human evidence on some only)."""
+    rng = stream(16, f"test/sequential/chunks/{construction}")
+    reps, steps = 40, 150
+    ms, hs, m_idx, h_idx, present = _tracker_data(rng, reps, steps)
+    active = rng.random((steps, reps)) < np.array([1.0, 0.8, 0.3])[np.arange(steps) % 3, None]
 
-    def run() -> tuple[np.ndarray, ...]:
-        rng = stream(16, f"test/sequential/chunks/{construction}")
-        reps, steps = 40, 150
-        ms, hs, m_idx, h_idx, present = _tracker_data(rng, reps, steps)
-        tracker = BatchHTracker(reps, construction, 0.01, SPEC, 0.3, ms, hs)
+    def run(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        tracker = BatchHTracker(rows.size, construction, 0.01, SPEC, 0.3, ms, hs)
         codes = []
         for t in range(steps):
-            frac = (1.0, 0.8, 0.3)[t % 3]
-            active = rng.random(reps) < frac
-            tracker.update(m_idx[t], h_idx[t], present[t], None if frac == 1.0 else active)
+            act = None if t % 3 == 0 else active[t, rows]
+            tracker.update(m_idx[t, rows], h_idx[t, rows], present[t, rows], act)
             codes.append(tracker.verdict_codes(t == steps - 1))
         out = [tracker.h_lo, tracker.h_hi, tracker.model.lower, tracker.human.upper]
         return (*out, np.array(codes), tracker.n_roots)
 
-    default = run()
-    monkeypatch.setattr(seq, "_OBS_CHUNK", 7)
-    monkeypatch.setattr(seq, "_SEARCH_CHUNK", 5)
+    every = np.arange(reps)
+    default = run(every)
+    some = np.array([3, 17, 18, 39])
+    alone = run(some)
+    for a, b in zip(default, alone, strict=True):
+        assert np.array_equal(a[..., some], b)
     monkeypatch.setattr(seq, "_REBASE_EVERY", 1)
-    small = run()
-    for a, b in zip(default[:4], small[:4], strict=True):
+    folded = run(every)
+    for a, b in zip(default[:4], folded[:4], strict=True):
         assert np.max(np.abs(a - b)) <= 1e-12
-    assert np.array_equal(default[4], small[4]) and np.array_equal(default[5], small[5])
+    assert np.array_equal(default[4], folded[4]) and np.array_equal(default[5], folded[5])
     assert np.any(default[4] != 0)  # verdicts were reached: the comparison covers them
+
+
+@pytest.mark.parametrize("construction", ["corners", "hybrid"])
+def test_run_to_verdict_equals_root_by_root(construction: str) -> None:
+    """``BatchHTracker.run`` (the whole stopping loop in one call) gives the codes, roots and
+    final intervals of the root-by-root loop with an active mask, exactly."""
+    rng = stream(17, f"test/sequential/run/{construction}")
+    reps, cap = 60, 250
+    ms, hs = np.arange(7) / 6, np.array([0.0, 0.5, 1.0])
+    p_m = np.where(np.arange(reps) % 3 == 0, 0.5, 0.75)  # some null, some strong effects
+    m_idx = rng.binomial(6, p_m[:, None], (reps, cap + 5))
+    h_idx = rng.binomial(2, 0.5, (reps, cap + 5))
+    one = BatchHTracker(reps, construction, 0.01, SPEC, 0.3, ms, hs)
+    codes_run = one.run(m_idx, h_idx, cap)
+    loop = BatchHTracker(reps, construction, 0.01, SPEC, 0.3, ms, hs)
+    codes = np.zeros(reps, dtype=np.int8)
+    roots = np.full(reps, cap)
+    for t in range(cap):
+        act = codes == 0
+        if not act.any():
+            break
+        loop.update(m_idx[:, t], h_idx[:, t], active=act)
+        now = loop.verdict_codes(t + 1 == cap)
+        newly = act & (now != 0)
+        codes[newly] = now[newly]
+        roots[newly] = t + 1
+    assert np.array_equal(codes_run, codes)
+    assert np.array_equal(one.n_roots, roots)
+    assert np.array_equal(one.h_lo, loop.h_lo) and np.array_equal(one.h_hi, loop.h_hi)
+    assert one.model.searches == loop.model.searches
+    assert {1, 4} <= set(codes.tolist())  # effects found, and runs cut at the cap
+    # a decided replicate consumes nothing more; the rest need only the roots left
+    again = one.run(m_idx[:, :0], h_idx[:, :0], cap)
+    assert np.array_equal(again, codes_run) and np.array_equal(one.n_roots, roots)
+
+
+def test_run_refuses_bad_input() -> None:
+    ms, hs = np.arange(7) / 6, np.array([0.0, 0.5, 1.0])
+    tr = BatchHTracker(4, "hybrid", 0.01, SPEC, 0.3, ms, hs)
+    good = np.zeros((4, 10), dtype=np.int64)
+    cases = [
+        (good, good, 0, "cap"),
+        (good, good, True, "cap"),
+        (good, good, 11, "m_index"),  # fewer roots than the cap needs
+        (good[:3], good, 10, "m_index"),
+        (good + 7, good, 10, "m_index"),  # off the model support
+        (good, good - 1, 10, "h_index"),
+        (good, good.astype(float), 10, "h_index"),
+    ]
+    for m, h, cap, name in cases:
+        with pytest.raises(InputError) as info:
+            tr.run(m, h, cap)
+        assert info.value.parameter == name
+    assert np.all(tr.n_roots == 0)  # nothing was consumed by a refused call
+
+
+def test_kernel_refuses_mismatched_buffers() -> None:
+    """The compiled kernel checks every buffer against the spec (no out-of-bounds access)."""
+    from verdictpack import _kernel
+
+    bank = BatchHTracker(3, "corners", 0.01, SPEC, 0.3, np.arange(7) / 6, [0.0, 1.0])._bank
+    ok = (bank.fspec, bank.ispec, bank.state)
+    idx, act = np.zeros((3, 2), dtype=np.int64), np.ones((3, 2), dtype=np.uint8)
+    moved, searches = np.zeros((3, 2), dtype=np.uint8), np.zeros(2, dtype=np.int64)
+    with pytest.raises(ValueError, match="sizes"):
+        _kernel.step(*ok, idx[:2], act, moved, searches)
+    with pytest.raises(ValueError, match="out of the support"):
+        _kernel.step(*ok, idx + np.array([0, 2]), act, moved, searches)
+    with pytest.raises(ValueError, match="fspec"):
+        _kernel.step(bank.fspec[:-1], bank.ispec, bank.state, idx, act, moved, searches)
+    with pytest.raises(ValueError, match="stride"):
+        _kernel.step(bank.fspec, bank.ispec, bank.state[:, :-1].copy(), idx, act, moved, searches)
+    with pytest.raises(ValueError, match="ispec"):
+        _kernel.layout(np.array([9, 5], dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"_FAST_ERR": -1.0},  # every search through the safeguarded E-space Newton
+        {"_FAST_ERR": -1.0, "_NEWTON_MAX_ITER": 1},  # and then through bisection
+    ],
+    ids=["newton-fallback", "bisection-fallback"],
+)
+def test_batch_fallback_paths_match_naive(monkeypatch: pytest.MonkeyPatch, settings: dict) -> None:
+    """The compiled engine's fallback paths (forced) against the naive reference."""
+    for key, value in settings.items():
+        monkeypatch.setattr(seq, key, value)
+    rng = stream(18, "test/sequential/batch-fallback")
+    xs = panel_means(rng, 0.6, (2, 150))
+    support = np.arange(7) / 6
+    cs = BatchMixtureCS(2, 0.05, SPEC, support=support)
+    lo, up = np.zeros((150, 2)), np.zeros((150, 2))
+    for t in range(150):
+        cs.update(np.searchsorted(support, xs[:, t]).astype(np.intp))
+        lo[t], up[t] = cs.lower, cs.upper
+    for r in range(2):
+        nlo, nup = naive_bounds(xs[r], 0.05, grid=101)
+        assert_matches_naive(lo[:, r], up[:, r], nlo, nup)
 
 
 # --------------------------------------------------------------------------------------------

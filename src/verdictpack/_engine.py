@@ -25,7 +25,7 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
@@ -71,7 +71,7 @@ from verdictpack._judges import (
     true_rates,
 )
 from verdictpack._layer import Layer, RunOptions
-from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack._operating import Job, RouteDesign, ScenarioOC, kernel_threads, simulate_scenarios
 from verdictpack._provenance import Provenance, provenance
 from verdictpack._results import Figure, exact
 from verdictpack._rng import stream
@@ -432,7 +432,7 @@ def _scenario(cfg: EngineConfig, panel: Panel, construct: Construct) -> TruthSce
 
 
 def _power(
-    cfg: EngineConfig, design: RouteDesign, panel: Panel, construct: Construct
+    cfg: EngineConfig, design: RouteDesign, panel: Panel, construct: Construct, threads: int = 1
 ) -> tuple[ScenarioOC, ...]:
     rate = construct.human_baseline_rate
     scenarios = [
@@ -453,7 +453,9 @@ def _power(
             )
         )
     jobs = [Job(design, sc, f"engine/power/{sc.name}") for sc in scenarios]
-    return tuple(simulate_scenarios(jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE))
+    return tuple(
+        simulate_scenarios(jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, threads=threads)
+    )
 
 
 def _audit_pass_rate_at_chance(cfg: EngineConfig) -> Figure:
@@ -469,7 +471,7 @@ def _audit_pass_rate_at_chance(cfg: EngineConfig) -> Figure:
 
 
 def _confound_arms(
-    cfg: EngineConfig, design: RouteDesign, construct: Construct
+    cfg: EngineConfig, design: RouteDesign, construct: Construct, threads: int = 1
 ) -> tuple[ConfoundArm, ...]:
     stress = cfg.confound_stress
     arms: list[ConfoundArm] = []
@@ -509,11 +511,36 @@ def _confound_arms(
         slots.append(len(arms))
         arms.append(ConfoundArm(name, crossed, design_text, stress_text, None, None))
     results = simulate_scenarios(
-        jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, constructions=registered_only
+        jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, registered_only, threads
     )
     for slot, oc in zip(slots, results, strict=True):
         arms[slot] = replace(arms[slot], outcome=oc)
     return tuple(arms)
+
+
+class _Background:
+    """Run ``fn`` in a thread; ``result()`` joins it and returns its value or re-raises."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        import threading
+
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+        def target() -> None:
+            try:
+                self._value = fn()
+            except BaseException as exc:  # handed to the caller by result()
+                self._error = exc
+
+        self._thread = threading.Thread(target=target, name="verdictpack-simulations")
+        self._thread.start()
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def run_engine(
@@ -523,31 +550,6 @@ def run_engine(
     sequential = build_sequential(config.sequential)
     panel = build_panel(config.panel)
     seed = config.seed
-    # 1. stimulus factory
-    family_templates = templates_for(config.stimuli.family)
-    if config.stimuli.templates is not None:
-        family_templates = tuple(t for t in family_templates if t.name in config.stimuli.templates)
-    g = config.stimuli.gates
-    gates = standard_gates(
-        family_templates,
-        length_tolerance=g.length_tolerance,
-        length_target=g.length_target,
-        content_threshold=g.content_threshold,
-        fragment_threshold=g.fragment_threshold,
-        max_diff_tokens=g.max_diff_tokens,
-    )
-    d = config.stimuli.defect_rates
-    factory = run_factory(
-        config.stimuli.candidates,
-        family_templates,
-        gates,
-        stream(seed, "engine/stimuli"),
-        DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
-    )
-    sc = config.stimuli.spot_check
-    spot = size_gate_spot_check(
-        sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
-    )
     # 2. instrument validation
     a = config.human.audit
     audit_sim = simulate_reader_audit(
@@ -577,6 +579,42 @@ def run_engine(
     )
     design = route_design(
         construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
+    )
+    # the operating characteristics (power report, confound arms) need only the design: they
+    # run in a background thread -- the kernel releases the GIL -- while the factory and the
+    # sequential run go on here. Every simulation draws from its own named stream, so the
+    # numbers do not depend on the order.
+    threads = kernel_threads()
+    simulations = _Background(
+        lambda: (
+            _power(config, design, panel, construct, threads),
+            _confound_arms(config, design, construct, threads),
+        )
+    )
+    # 1. stimulus factory (steps 2 and 3 above: the design comes first)
+    family_templates = templates_for(config.stimuli.family)
+    if config.stimuli.templates is not None:
+        family_templates = tuple(t for t in family_templates if t.name in config.stimuli.templates)
+    g = config.stimuli.gates
+    gates = standard_gates(
+        family_templates,
+        length_tolerance=g.length_tolerance,
+        length_target=g.length_target,
+        content_threshold=g.content_threshold,
+        fragment_threshold=g.fragment_threshold,
+        max_diff_tokens=g.max_diff_tokens,
+    )
+    d = config.stimuli.defect_rates
+    factory = run_factory(
+        config.stimuli.candidates,
+        family_templates,
+        gates,
+        stream(seed, "engine/stimuli"),
+        DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
+    )
+    sc = config.stimuli.spot_check
+    spot = size_gate_spot_check(
+        sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
     )
     # 4. the sequential run
     scenario = _scenario(config, panel, construct)
@@ -639,8 +677,7 @@ def run_engine(
     human_touches = sum(ev.human_touches for ev in seen)
     stream_checks = _stream_checks(seen, mu_m, mu_h)
     costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches, human_touches)
-    power = _power(config, design, panel, construct)
-    arms = _confound_arms(config, design, construct)
+    power, arms = simulations.result()
     return EngineResult(
         kind="engine",
         construct=construct,

@@ -132,6 +132,9 @@ ORDER_LABELS: Final[tuple[str, str]] = ("treatment_first", "treatment_second")
 _CHUNK_ROOTS: int = 1 << 16  # roots drawn per chunk (memory bound); part of the stream definition
 _EDGE_TOL: Final[float] = 1e-12  # rounding allowance when checking p ± δ against [0, 1] and λ ≥ 0
 _GRID_POINTS: Final[int] = 2049  # bracketing grid of the effect-scale solver
+_ZOOM_POINTS: Final[int] = 65  # scales per zoom round of the extreme search (32-fold shrink)
+_ZOOM_ROUNDS: Final[int] = 10  # zoom rounds: the bracket shrinks by 32^10 ~ 1e15
+_BISECT_MAX: Final[int] = 2100  # bisection steps at most (a double bracket closes in ~1100)
 
 
 # --------------------------------------------------------------------------------------------
@@ -528,17 +531,20 @@ def _reachable(
         return float(_h_of_scale(panel, human_phi, np.array([s]))[0])
 
     def refine(index: int, sign: float) -> tuple[float, float]:
-        lo = grid[max(index - 1, 0)]
-        hi = grid[min(index + 1, grid.size - 1)]
+        # zoom on the grid neighbours of the extreme: each round evaluates _ZOOM_POINTS scales
+        # at once and keeps the two cells around the best, shrinking the bracket 32-fold
+        lo = float(grid[max(index - 1, 0)])
+        hi = float(grid[min(index + 1, grid.size - 1)])
         best_s, best_v = float(grid[index]), float(values[index])
-        if hi > lo:
-            from scipy import optimize
-
-            res = optimize.minimize_scalar(
-                lambda s: sign * g(s), bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
-            )
-            if float(res.fun) < sign * best_v:  # res.fun = sign·g at res.x
-                best_s, best_v = float(res.x), sign * float(res.fun)
+        for _ in range(_ZOOM_ROUNDS):
+            if not hi > lo:
+                break
+            xs = np.linspace(lo, hi, _ZOOM_POINTS)
+            vs = sign * _h_of_scale(panel, human_phi, xs)
+            i = int(np.argmin(vs))
+            if vs[i] < sign * best_v:
+                best_s, best_v = float(xs[i]), sign * float(vs[i])
+            lo, hi = float(xs[max(i - 1, 0)]), float(xs[min(i + 1, _ZOOM_POINTS - 1)])
         return best_s, best_v
 
     s_lo, h_lo = refine(int(np.argmin(values)), 1.0)
@@ -556,8 +562,9 @@ def reachable_h_range(panel: Panel, human_rate: float) -> tuple[float, float]:
 def solve_effect_scale(panel: Panel, human_rate: float, target_h: float) -> float:
     """The smallest effect scale s >= 0 with φ(mean_j p_j(s)) − φ(human_rate) = target_h.
 
-    Bracketing on a grid over [0, s_max] (breakpoints included) then ``scipy.optimize.brentq``
-    to ~1e-15 in s. Refuses (InputError naming ``target_h``) targets outside the reachable range.
+    Bracketing on a grid over [0, s_max] (breakpoints included) then bisection down to adjacent
+    doubles in s (no scipy.optimize: its import alone costs a third of a second). Refuses
+    (InputError naming ``target_h``) targets outside the reachable range.
     """
     p_h = _rate("human_rate", human_rate)
     target = _real("target_h", target_h, "a finite true h")
@@ -589,12 +596,27 @@ def solve_effect_scale(panel: Panel, human_rate: float, target_h: float) -> floa
             return lo
         if abs(f(hi)) <= 1e-12:
             return hi
-    from scipy import optimize
+    return _bisect_root(f, lo, hi)
 
-    root: float = optimize.brentq(
-        f, lo, hi, xtol=1e-15, rtol=4.0 * float(np.finfo(float).eps), maxiter=500
-    )
-    return float(root)
+
+def _bisect_root(f: Any, lo: float, hi: float) -> float:
+    """A root of f in [lo, hi], where f(lo) and f(hi) differ in sign, by bisection until the
+    bracket holds no double between its ends (about 60 evaluations); the end nearer zero."""
+    f_lo = f(lo)
+    if f_lo == 0.0:
+        return lo
+    for _ in range(_BISECT_MAX):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        f_mid = f(mid)
+        if f_mid == 0.0:
+            return mid
+        if (f_mid < 0.0) == (f_lo < 0.0):
+            lo, f_lo = mid, f_mid
+        else:
+            hi = mid
+    return lo if abs(f_lo) <= abs(f(hi)) else hi
 
 
 # ---- named scenarios ----------------------------------------------------------------------

@@ -50,6 +50,7 @@ __all__ = [
     "RouteDesign",
     "RouteOC",
     "ScenarioOC",
+    "kernel_threads",
     "merge_blocks",
     "run_block",
     "run_cells",
@@ -130,6 +131,18 @@ class Cell:
     rng: np.random.Generator
 
 
+def kernel_threads() -> int:
+    """Threads for the kernel's runs in one process: the CPUs this process may use (at most 8).
+    A how, never a what: the numbers do not depend on it."""
+    import os
+
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(8, n))
+
+
 def run_block(
     design: RouteDesign,
     scenario: TruthScenario,
@@ -142,9 +155,10 @@ def run_block(
 
 
 def run_cells(
-    cells: Sequence[Cell], constructions: Sequence[str] | None = None
+    cells: Sequence[Cell], constructions: Sequence[str] | None = None, threads: int = 1
 ) -> list[BlockOutcome]:
-    """Run several cells through ONE batch tracker per construction (less per-step overhead).
+    """Run several cells through ONE batch tracker per construction, each replicate to its
+    verdict in the compiled kernel (``threads`` threads; the numbers do not depend on it).
 
     Every cell draws its roots from its own generator exactly as :func:`run_block` would, so a
     cell's outcome does not depend on which cells it was batched with. The cells must share the
@@ -192,17 +206,8 @@ def run_cells(
             model_support,
             human_support,
         )
-        codes = np.zeros(n_total, dtype=np.int8)
-        roots = np.full(n_total, cap, dtype=np.int32)
-        for t in range(cap):
-            active = codes == 0
-            if not active.any():
-                break
-            tracker.update(model_k[:, t], human_k[:, t], active=active)
-            now = tracker.verdict_codes(at_cap=(t + 1 == cap))
-            newly = active & (now != 0)
-            codes[newly] = now[newly]
-            roots[newly] = t + 1
+        codes = tracker.run(model_k, human_k, cap, threads)
+        roots = tracker.n_roots.astype(np.int32)
         codes_all.append(codes)
         roots_all.append(roots)
     sprt_codes, sprt_roots = _sprt(first, model_k[:, :cap], two_j)
@@ -519,8 +524,10 @@ def simulate_scenarios(
     replicates: int,
     block_size: int,
     constructions: Sequence[str] | None = None,
+    threads: int = 1,
 ) -> list[ScenarioOC]:
-    """Operating characteristics of several scenarios, batched block by block.
+    """Operating characteristics of several scenarios, batched block by block (the kernel
+    runs on ``threads`` threads; the numbers do not depend on it).
 
     Job j's block b always draws from ``block_streams(seed, job.purpose, ...)[b]``; compatible
     jobs (same panel size, construct, sequential settings) share one batch tracker per block.
@@ -545,7 +552,7 @@ def simulate_scenarios(
                 Cell(jobs[j].design, jobs[j].scenario, streams[j][b][0], streams[j][b][1])
                 for j in idxs
             ]
-            for j, out in zip(idxs, run_cells(cells, constructions), strict=True):
+            for j, out in zip(idxs, run_cells(cells, constructions, threads), strict=True):
                 outcomes[j].append(out)
     return [
         summarize(job.design, job.scenario, merge_blocks(outcomes[j]), constructions)

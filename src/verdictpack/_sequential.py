@@ -158,8 +158,7 @@ _BLOCK_ELEMENTS = 32768  # (K, V, rows) temporaries per block in exact evaluatio
 _REGION_TOL = 1e-12  # tolerance of the region tests in hybrid_h_interval (conservative side)
 _PY_MAX_VALUES = 24  # scalar streams evaluate in pure Python up to this many distinct values
 _REBASE_EVERY = 32  # batch: fold the pending products into the log-wealth this often (steps)
-_OBS_CHUNK = 16384  # batch: (plane, replicate) pairs per chunk of the observation step
-_SEARCH_CHUNK = 16384  # batch: movers per chunk of the search
+_THREAD_ROWS = 32  # batch: replicates per block at least when runs are spread over threads
 _LOG_FLOOR = -600.0  # batch: log of the smallest bet term kept in linear space (relative to c)
 
 # Sides of a stream: 0 = upper process E⁺ (gives the lower bound), 1 = lower process E⁻.
@@ -375,16 +374,6 @@ def _log_e_derivs(state: Any, logw: FloatArray) -> tuple[FloatArray, FloatArray,
     d2 /= z
     d2 -= d1 * d1
     return mx + np.log(z), d1, d2
-
-
-def _taylor_start(h: Any, d1: Any, d2: Any) -> Any:
-    """Root of the second-order Taylor model h + d1·s + d2·s²/2 nearest 0 (Newton's step where
-    the quadratic has no real root)."""
-    disc = d1 * d1 - 2.0 * d2 * h
-    root = np.sqrt(np.maximum(disc, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        quad = -2.0 * h / (d1 + np.sign(d1) * root)
-        return np.where((disc >= 0.0) & np.isfinite(quad), quad, -h / d1)
 
 
 def _advance_newton(
@@ -794,417 +783,153 @@ def _check_indices(
 
 
 class _Bank:
-    """n mixture confidence sequences × R replicates in fused arrays (the batch engine).
+    """n mixture confidence sequences × R replicates, advanced by the compiled kernel.
 
-    Stream j has its own support and level; its lower / upper bounds are planes 2j / 2j + 1 of
-    the (S = 2n, R) bound array, and every per-bet array is (K, S, R), flattened to (K, S·R)
-    where that saves numpy work. The state at the running bound b of a plane and replicate:
+    Stream j has its own support and level; its lower / upper bounds are planes 2j / 2j + 1.
+    The whole state of one replicate is one row of ``state`` (R, stride): its layout belongs to
+    :mod:`verdictpack._kernel` (read here through ``_kernel.layout``), and the attributes below
+    are views into it. Per plane and bet the row holds the log-wealth W_k at the bound as of the
+    last search or fold, the pending product Q_k of the factors since then and
+    P0_k = exp(max(W_k + log(w_k/c), −600)), so the move test "E_t(b) ≥ c" is Σ_k P0_k·Q_k ≥ 1
+    (one multiply per bet and observation, no log, no exp); every few observations W += log Q.
+    The floor −600 only over-states terms below 1e-260 of the threshold (a spurious search at
+    worst, which the exact evaluation then rejects). G_k = −dW_k/dm and C_k = −d²W_k/dm² are
+    kept exactly for the Taylor start of the search. Tracker banks (``mode`` 1 = corners,
+    2 = hybrid) also hold each replicate's h-interval, empty flag and roots, refreshed by the
+    kernel whenever a bound moved.
 
-    * P_k = exp(max(W_k + log(w_k/c), −600)) · Q_k, with W_k the log-wealth at b as of the last
-      search or rebase and Q_k the product of the factors u = 1 + s·λ_k (x − b) since then, so
-      the test "E_t(b) ≥ c" is Σ_k P_k ≥ 1 (one multiply per bet and step: no log, no exp).
-      Every ``_REBASE_EVERY`` steps (fewer if a bet is near 1) W += log Q and P restarts at
-      exp(max(W + log(w/c), −600)): Q never under- or overflows and the exact W is kept. The
-      floor −600 only over-states terms below 1e-260 of the threshold (a spurious search at
-      worst, which the exact evaluation then rejects).
-    * S1_k = Σ ρ and S2_k = Σ ρ² with ρ = (u − 1)/u = 1 − 1/u, so that the derivatives the
-      Taylor start needs are G = s·λ_k·(t − S1) and C = λ_k²·(t − 2·S1 + S2) (t = observations
-      of the stream); an inactive replicate has u = 1, ρ = 0 and no update at all.
-
-    The search (:meth:`_search`) runs on the movers only, all streams fused, with the exact
-    evaluations from the counts grouped per stream (each on its own support).
+    Every replicate is advanced on its own (scalar arithmetic, the scalar classes' algorithm),
+    so its numbers never depend on which replicates share the array.
     """
 
     def __init__(
-        self, n_rows: int, spec: MixtureSpec, supports: list[FloatArray], alphas: list[float]
+        self,
+        n_rows: int,
+        spec: MixtureSpec,
+        supports: list[FloatArray],
+        alphas: list[float],
+        *,
+        mode: int = 0,
+        threshold: float = 0.0,
+        d_flat: IntArray | None = None,
     ) -> None:
+        from verdictpack import _kernel
+
+        self._kernel = _kernel
         lam = spec.lambda_array
         k, n, r = lam.size, len(supports), n_rows
         self.k, self.n, self.s, self.r = k, n, 2 * n, r
-        self.lam2 = lam[:, None]
         self.logw = spec.log_weights
         self.supports = supports
-        sizes = [v.size for v in supports]
-        self.off = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
-        self.values = np.concatenate(supports)
-        self.counts_all = np.zeros((int(sum(sizes)), r))
-        self.counts = [self.counts_all[o : o + v] for o, v in zip(self.off, sizes, strict=True)]
+        voff = np.concatenate([[0], np.cumsum([v.size for v in supports])])
         self.logc = np.array([-math.log(a) for a in alphas])
-        plane_logc = np.repeat(self.logc, 2)  # (S,)
-        sign = np.tile(_SIGNS, n)  # (S,)
-        slam = lam[:, None] * sign[None, :]  # (K, S) signed bets
-        self.lc = self.logw[:, None] - plane_logc[None, :]  # (K, S) log(w_k / c)
-        self.slam = slam
-        self.lam_sq = lam[:, None] ** 2
-        self.plane_logc = plane_logc
-        self.sign = sign
-        self.t = np.zeros((self.s, r))  # observations, per plane (float: enters the arithmetic)
-        self.b = np.empty((self.s, r))
-        self.b[0::2] = 0.0
-        self.b[1::2] = 1.0
-        # W, P, S1, S2 on axis 0; (K, S, R) each
-        self.z = np.zeros((4, k, self.s, r))
-        self.z[1] = np.exp(np.maximum(self.lc, _LOG_FLOOR))[:, :, None]
-        self.searches = np.zeros(n, dtype=np.int64)
-        self.last: tuple[IntArray, IntArray] | None = None  # (stream, replicate) searched
-        self.cols = np.arange(r)
-        self.jr = np.arange(n + 1)
-        self.steps = 0
-        self.scratch = np.empty(3 * _BLOCK_ELEMENTS)
         # between folds a term decays at most by (1 − λ_max)^every from ≥ exp(−600): keep that
-        # above exp(−700) (normal numbers, so Q = P / exp(max(W + lc, −600)) stays exact)
+        # above exp(−700) (normal numbers, so the product P0·Q stays exact)
         lmax = float(lam.max())
-        self.every = max(1, min(_REBASE_EVERY, int(100.0 / -math.log1p(-lmax))))
+        every = max(1, min(_REBASE_EVERY, int(100.0 / -math.log1p(-lmax))))
+        policy = [threshold, _FAST_ERR, _OUTWARD, _NEWTON_TOL, _REGION_TOL, _LOG_FLOOR]
+        self.fspec = np.concatenate([policy, lam, self.logw, self.logc, *supports])
+        nh = supports[1].size if n > 1 else 0
+        head = [n, k, int(voff[-1]), nh, mode, every, _FAST_ITER, _NEWTON_MAX_ITER, _BISECT_ITER]
+        table = np.zeros(0, dtype=np.int64) if d_flat is None else d_flat
+        self.ispec = np.concatenate([head, voff, table]).astype(np.int64)
+        lay = _kernel.layout(self.ispec)
+        self.lay = lay
+        self.state = np.empty((r, lay["stride"]))
+        _kernel.init(self.fspec, self.ispec, self.state)
+        st = self.state
+        self.b = st[:, lay["b"] : lay["b"] + self.s].T  # (S, R) bounds
+        self.t = st[:, lay["t"] : lay["t"] + n].T  # (n, R) observations per stream
+        c0 = lay["counts"]
+        self.counts = [st[:, c0 + voff[j] : c0 + voff[j + 1]].T for j in range(n)]  # (V, R)
+        self.h = st[:, lay["h"] : lay["h"] + 4].T  # h_lo, h_hi, empty, roots (trackers)
+        self.slam = lam[:, None] * np.tile(_SIGNS, n)[None, :]  # (K, S) signed bets
+        self.searches = np.zeros(n, dtype=np.int64)
+        self.last = np.zeros((r, n), dtype=np.uint8)  # searched in the last step
+        self._idx = np.zeros((r, n), dtype=np.int64)
+        self._act = np.zeros((r, n), dtype=np.uint8)
 
     def moved(self, j: int) -> BoolArray:
         """Replicates whose stream-j bounds were searched in the last step."""
-        out = np.zeros(self.r, dtype=np.bool_)
-        if self.last is not None:
-            jm, rows = self.last
-            out[rows[jm == j]] = True
-        return out
+        return self.last[:, j] != 0
 
-    # -- one observation -------------------------------------------------------------------
-    def step(self, idxs: Sequence[NDArray[Any] | None], acts: Sequence[BoolArray | None]) -> Any:
+    def linear_terms(self) -> FloatArray:
+        """P0_k·Q_k = w_k·E_k,t(b)/c per (bet, plane, replicate) (terms below the floor raised)."""
+        lay, sk = self.lay, self.s * self.k
+        p0 = self.state[:, lay["p"] : lay["p"] + sk]
+        q = self.state[:, lay["q"] : lay["q"] + sk]
+        return np.asarray((p0 * q).reshape(self.r, self.s, self.k).transpose(2, 1, 0))
+
+    def step(self, idxs: Sequence[NDArray[Any] | None], acts: Sequence[BoolArray | None]) -> None:
         """Stream j observes ``support_j[idxs[j][r]]`` on its active replicates (``acts[j]``
-        None: all; ``idxs[j]`` None: none). Returns the replicates whose bounds were searched
-        (with repetitions)."""
-        n, r = self.n, self.r
-        self.last = None
-        cols: IntArray | None = None  # the replicates computed on (None: all of them)
-        rows: IntArray | None = None  # the active replicates when one set serves every stream
-        mask: BoolArray | None = None  # (R,) one set for all streams, or (n, width) per stream
-        a0 = acts[0]
-        same = all(i is not None for i in idxs) and all(
-            a is a0 or (a is not None and a0 is not None and np.array_equal(a, a0)) for a in acts
-        )
-        if same and a0 is not None:
-            rows = np.flatnonzero(a0)
-            if rows.size == 0:
-                return rows
-            if 2 * rows.size < r:
-                cols = rows
-            else:
-                mask = a0
-        elif not same:
-            act = np.zeros((n, r), dtype=np.bool_)
-            for j in range(n):
-                if idxs[j] is not None:
-                    a = acts[j]
-                    act[j] = True if a is None else a
-            union = np.logical_or.reduce(act, axis=0)
-            width = int(np.count_nonzero(union))
-            if width == 0:
-                return np.zeros(0, dtype=np.intp)
-            if 2 * width < r:
-                cols = np.flatnonzero(union)
-                mask = act[:, cols]
-            else:
-                mask = act
-        width = r if cols is None else cols.size
-        ix = np.empty((n, width), dtype=np.intp)
-        for j in range(n):
+        None: all; ``idxs[j]`` None: none); an inactive replicate's index is never read."""
+        ix, ac = self._idx, self._act
+        for j in range(self.n):
             idx = idxs[j]
             if idx is None:
-                ix[j] = self.off[j]
-            else:
-                np.add(idx if cols is None else idx[cols], self.off[j], out=ix[j], casting="unsafe")
-        # counts and t (before the search, which evaluates from the counts)
-        if mask is None:  # every stream, every computed column
-            c = self.cols if cols is None else cols
-            self.counts_all[ix, c] += 1.0
-            if cols is None:
-                self.t += 1.0
-            else:
-                self.t[:, cols] += 1.0
-        elif rows is not None:  # every stream, the active columns of the full width
-            self.counts_all[ix[:, rows], rows] += 1.0
-            self.t[:, rows] += 1.0
-        else:  # per stream
-            c = self.cols if cols is None else cols
-            jj, ww = np.nonzero(mask)
-            cw = c[ww]
-            self.counts_all[ix[jj, ww], cw] += 1.0
-            tf = self.t.reshape(-1)
-            at = 2 * jj * r + cw
-            tf[at] += 1.0
-            tf[at + r] += 1.0
-        # (an inactive replicate's index may be anything: clipped, and masked below)
-        hit = self._observe(np.take(self.values, ix, mode="clip"), cols, mask)
-        self.steps += 1
-        if self.steps % self.every == 0:
-            self._rebase()
-        f = np.flatnonzero(hit)
-        if f.size == 0:
-            return f
-        if cols is not None:
-            planes = f // width
-            f = planes * r + cols[f - planes * width]
-        return self._search(f)
-
-    def _observe(self, x: FloatArray, cols: IntArray | None, mask: BoolArray | None) -> Any:
-        """Fold the observations ``x`` (n, width) into (P, S1, S2) on the columns ``cols`` (all
-        when None); return the hits Σ_k P_k ≥ 1, (S·width,)."""
-        n, s, k = self.n, self.s, self.k
-        width = x.shape[1]
-        if cols is None:
-            b = self.b
-            zz = self.z[1:]
-        else:
-            b = np.take(self.b, cols, axis=1)
-            zz = np.take(self.z[1:], cols, axis=3)
-        dxs = np.subtract(x[:, None, :], b.reshape(n, 2, width))
-        dxs[:, 1] *= -1.0  # signed: s·(x − b)
-        mask3 = None
-        if mask is not None:
-            mask3 = mask[:, None, :] if mask.ndim == 2 else mask[None, None, :]
-            dxs *= mask3
-        size = s * width
-        dflat = dxs.reshape(1, size)
-        pp = zz[0].reshape(k, size)
-        s1 = zz[1].reshape(k, size)
-        s2 = zz[2].reshape(k, size)
-        hit = np.empty(size, dtype=np.bool_)
-        for a in range(0, size, _OBS_CHUNK):  # chunks of (plane, replicate) pairs stay in cache
-            e = min(a + _OBS_CHUNK, size)
-            v = np.multiply(self.lam2, dflat[:, a:e])  # s·λ_k (x − b)
-            u = np.add(v, 1.0)
-            p = pp[:, a:e]
-            p *= u
-            rho = np.divide(v, u, out=v)
-            s1[:, a:e] += rho
-            rho *= rho
-            s2[:, a:e] += rho
-            np.greater_equal(np.add.reduce(p, axis=0), 1.0, out=hit[a:e])
-        if mask3 is not None:
-            hit.reshape(n, 2, width)[...] &= mask3
-        if cols is not None:
-            self.z[1:, :, :, cols] = zz
-        return hit
-
-    def _rebase(self) -> None:
-        """W += log Q with Q = P / exp(max(W + lc, −600)); P restarts from the new W."""
-        w, p = self.z[0], self.z[1]
-        lc = self.lc[:, :, None]
-        a = np.add(w, lc)
-        np.maximum(a, _LOG_FLOOR, out=a)
-        np.exp(a, out=a)
-        np.divide(p, a, out=p)
-        w += np.log(p, out=p)
-        np.add(w, lc, out=p)
-        np.maximum(p, _LOG_FLOOR, out=p)
-        np.exp(p, out=p)
-
-    # -- the search on the movers ----------------------------------------------------------
-    def _search(self, f: IntArray) -> IntArray:
-        """New bounds for the (plane, replicate) pairs at flat positions ``f`` (sorted) whose
-        E(b) ≥ c, in chunks whose temporaries stay in cache; returns their replicates."""
-        r = self.r
-        planes = f // r
-        rows = f - planes * r
-        jm = planes >> 1
-        self.searches += np.diff(np.searchsorted(jm, self.jr))
-        self.last = (jm, rows)
-        for a in range(0, f.size, _SEARCH_CHUNK):
-            e = min(a + _SEARCH_CHUNK, f.size)
-            self._search_chunk(f[a:e], planes[a:e], rows[a:e], jm[a:e])
-        return rows
-
-    def _search_chunk(self, f: IntArray, planes: IntArray, rows: IntArray, jm: IntArray) -> None:
-        """New bounds for the (plane, replicate) pairs at flat positions ``f`` (sorted).
-
-        Fast path as in the module doc: the root of the second-order Taylor model of
-        h(m) = log E(m) − log c at the start (from the incremental state, no evaluation), then
-        exact evaluations from the counts with a log-space Newton step each, until Newton's own
-        error estimate err = |h''|/(2|h'|)·step² is ≤ ``_FAST_ERR``; the bound is that iterate
-        moved outward by ``_OUTWARD`` + 2·err, intersected with the start. Rows not settled
-        after ``_FAST_ITER`` evaluations go to :func:`_advance_newton`. The state kept at the
-        bound is the last exact evaluation shifted by a first-order Taylor step (~1e-12).
-        """
-        k, r = self.k, self.r
-        seg = np.searchsorted(jm, self.jr)
-        zf = self.z.reshape(4, k, self.s * r)
-        bf = self.b.reshape(-1)
-        g3 = np.take(zf[1:], f, axis=2)  # P, S1, S2 at the start
-        p, s1, s2 = g3[0], g3[1], g3[2]
-        sgn = np.take(self.sign, planes)
-        logc = np.take(self.plane_logc, planes)
-        sl = np.multiply(self.lam2, sgn)
-        sl2 = self.lam_sq
-        tm = np.take(self.t.reshape(-1), f)
-        # G = sλ·Σ 1/u = sλ·(t − S1), C = λ²·Σ 1/u² = λ²·(t − 2·S1 + S2)
-        g = np.subtract(tm, s1)
-        s2 -= s1
-        s2 += g
-        g *= sl
-        c = np.multiply(s2, sl2, out=s2)
-        z = np.add.reduce(p, axis=0)
-        h = np.log(z)
-        e1 = np.einsum("kr,kr->r", p, g)  # −h'·z
-        e1 /= z
-        gg = np.multiply(g, g, out=s1)
-        gg -= c
-        d2 = np.einsum("kr,kr->r", p, gg)
-        d2 /= z
-        d2 -= e1 * e1
-        start = np.take(bf, f)
-        # Taylor root with h' = −e1: quad = 2h / (e1 + sign(e1)·√(e1² − 2·h''·h))
-        disc = e1 * e1
-        disc -= 2.0 * d2 * h
-        den = np.sqrt(np.maximum(disc, 0.0))
-        np.copysign(den, e1, out=den)
-        den += e1
-        m = np.divide(h, den, out=den)
-        m *= 2.0
-        if not (disc.min() >= 0.0 and math.isfinite(float(m.sum()))):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                m = np.where((disc >= 0.0) & np.isfinite(m), m, h / e1)
-        m += start
-        np.clip(m, 0.0, 1.0, out=m)
-        new = np.empty((3, k, f.size))
-        self._evaluate(seg, rows, m, sgn, sl, new)
-        # log E, h', h'' at the iterate, the Newton step and its error estimate
-        a = np.add(new[0], self.logw[:, None])
-        mx = a.max(axis=0)
-        a -= mx
-        e = np.exp(a, out=a)
-        z = np.add.reduce(e, axis=0)
-        e1 = np.einsum("kr,kr->r", e, new[1])
-        e1 /= z
-        gg = np.multiply(new[1], new[1])
-        gg -= new[2]
-        d2 = np.einsum("kr,kr->r", e, gg)
-        d2 /= z
-        d2 -= e1 * e1
-        step = np.log(z)
-        step += mx
-        step -= logc
-        step /= e1  # (log c − log E)/h' with h' = −e1
-        err = np.divide(d2, e1)
-        np.abs(err, out=err)
-        err *= step
-        err *= step
-        err *= 0.5
-        nxt = m + step
-        bound = nxt - start
-        bound *= sgn
-        bound -= _OUTWARD
-        bound -= 2.0 * err
-        np.maximum(bound, 0.0, out=bound)
-        bound *= sgn
-        bound += start
-        np.clip(bound, 0.0, 1.0, out=bound)
-        delta = bound - m
-        new[0] -= new[1] * delta
-        new[1] += new[2] * delta
-        work = np.flatnonzero(~(err <= _FAST_ERR))
-        if work.size:
-            np.clip(nxt, 0.0, 1.0, out=nxt)
-            self._search_more(work, planes, rows, start, nxt, sgn, logc, sl, bound, new)
-        bf[f] = bound
-        # back to the stored form: W, P = exp(max(W + lc, −600)), S1 = t − G/(sλ),
-        # S2 = C/λ² − t + 2·S1
-        out = np.empty((4, k, f.size))
-        out[0] = new[0]
-        p = np.subtract(new[0], logc, out=out[1])
-        p += self.logw[:, None]
-        np.maximum(p, _LOG_FLOOR, out=p)
-        np.exp(p, out=p)
-        s1 = np.divide(new[1], sl, out=out[2])
-        np.subtract(tm, s1, out=s1)
-        s2 = np.divide(new[2], sl2, out=out[3])
-        s2 -= tm
-        s2 += s1
-        s2 += s1
-        zf[:, :, f] = out
-
-    def _search_more(
-        self,
-        work: IntArray,
-        planes: IntArray,
-        rows: IntArray,
-        start: FloatArray,
-        m: FloatArray,
-        sgn: FloatArray,
-        logc: FloatArray,
-        sl: FloatArray,
-        bound: FloatArray,
-        new: Any,
-    ) -> None:
-        """Further exact Newton steps for the unsettled movers ``work`` (then the fallback);
-        writes their ``bound`` and ``new`` state in place."""
-        k = self.k
-        for _ in range(_FAST_ITER - 1):
-            if work.size == 0:
-                break
-            seg = np.searchsorted(planes[work] >> 1, self.jr)
-            mw = m[work]
-            s = sgn[work]
-            st_w = np.empty((3, k, work.size))
-            self._evaluate(seg, rows[work], mw, s, sl[:, work], st_w)
-            loge, d1, d2 = _log_e_derivs(st_w, self.logw)
-            step = (logc[work] - loge) / d1
-            err = 0.5 * np.abs(d2 / d1) * step * step
-            nxt = mw + step
-            st = start[work]
-            b = np.clip(st + s * np.maximum(s * (nxt - st) - _OUTWARD - 2.0 * err, 0.0), 0.0, 1.0)
-            delta = b - mw
-            bound[work] = b
-            st_w[0] -= st_w[1] * delta
-            st_w[1] += st_w[2] * delta
-            new[:, :, work] = st_w
-            m[work] = np.clip(nxt, 0.0, 1.0)
-            work = work[~(err <= _FAST_ERR)]
-        for j in range(self.n):
-            wj = work[(planes[work] >> 1) == j]
-            if wj.size == 0:
+                ac[:, j] = 0
                 continue
-            values = self.supports[j]
-            counts = np.take(self.counts[j], rows[wj], axis=1)
-            slam = sl[:, wj]
-            b2 = _advance_newton(values, counts, start[wj], slam, self.logw, float(self.logc[j]))
-            bound[wj] = b2
-            new[:, :, wj] = _state_at(values, counts, b2, slam)
+            ix[:, j] = idx
+            act = acts[j]
+            ac[:, j] = 1 if act is None else act
+        self._kernel.step(self.fspec, self.ispec, self.state, ix, ac, self.last, self.searches)
 
-    def _evaluate(
-        self,
-        seg: IntArray,
-        rows: IntArray,
-        m: FloatArray,
-        sgn: FloatArray,
-        sl: FloatArray,
-        out: Any,
-    ) -> None:
-        """Exact (W, G, C) at m into ``out`` for movers grouped by stream (``seg`` offsets);
-        ``sgn`` their sides (+1 lower bound, −1 upper), ``sl`` their signed bets s·λ_k. As
-        :func:`_state_at`, with u = 1 + λ_k·(s·(v − m)) formed as one outer product (the sign
-        folded into the distances) and the three sums over the support by one contraction."""
-        k = self.k
-        for j in range(self.n):
-            i0, i1 = int(seg[j]), int(seg[j + 1])
-            if i1 == i0:
-                continue
-            values = self.supports[j]
-            nv = values.size
-            block = max(16, _BLOCK_ELEMENTS // (k * nv))
-            for a in range(i0, i1, block):
-                e = min(a + block, i1)
-                w = e - a
-                if 3 * k * nv * w > self.scratch.size:
-                    self.scratch = np.empty(3 * k * nv * w)
-                buf = self.scratch[: 3 * k * nv * w].reshape(3, k, nv * w)
-                dvs = np.subtract(values[:, None], m[None, a:e])
-                dvs *= sgn[a:e]
-                u = np.multiply(self.lam2, dvs.reshape(1, nv * w), out=buf[1])
-                u += 1.0
-                np.log(u, out=buf[0])
-                np.divide(1.0, u, out=u)
-                np.multiply(u, u, out=buf[2])
-                counts = np.take(self.counts[j], rows[a:e], axis=1)
-                o = out[:, :, a:e]
-                np.einsum("jkvr,vr->jkr", buf.reshape(3, k, nv, w), counts, out=o)
-                o[1] *= sl[:, a:e]
-                o[2] *= self.lam_sq
+    def run(
+        self, model: NDArray[Any], human: NDArray[Any], cap: int, threads: int = 1
+    ) -> NDArray[np.int8]:
+        """Tracker banks: every replicate consumes roots (model[r, i], human[r, i]) in order
+        until its verdict or until it holds ``cap`` roots; the verdict codes.
+
+        ``threads`` > 1 hands out blocks of replicates to that many threads (the kernel runs
+        without the GIL). Replicates never interact, so the numbers are the same."""
+        codes = np.zeros(self.r, dtype=np.int8)
+        model = np.ascontiguousarray(model, dtype=np.int64)
+        human = np.ascontiguousarray(human, dtype=np.int64)
+        kernel, fspec, ispec, state = self._kernel, self.fspec, self.ispec, self.state
+        n_blocks = min(self.r // _THREAD_ROWS, 8 * threads) if threads > 1 else 1
+        if n_blocks <= 1:
+            kernel.run(fspec, ispec, state, model, human, cap, codes, self.searches)
+            return codes
+        import threading
+
+        edges = np.linspace(0, self.r, n_blocks + 1).astype(np.intp)
+        counters = np.zeros((n_blocks, self.n), dtype=np.int64)
+        lock = threading.Lock()
+        pending = list(range(n_blocks - 1, -1, -1))
+        errors: list[BaseException] = []
+
+        def work() -> None:
+            while True:
+                with lock:
+                    if not pending or errors:
+                        return
+                    i = pending.pop()
+                a, b = edges[i], edges[i + 1]
+                try:
+                    kernel.run(
+                        fspec,
+                        ispec,
+                        state[a:b],
+                        model[a:b],
+                        human[a:b],
+                        cap,
+                        codes[a:b],
+                        counters[i],
+                    )
+                except BaseException as exc:  # re-raised in the calling thread
+                    with lock:
+                        errors.append(exc)
+
+        helpers = [threading.Thread(target=work) for _ in range(threads - 1)]
+        for t in helpers:
+            t.start()
+        work()
+        for t in helpers:
+            t.join()
+        if errors:
+            raise errors[0]
+        self.searches += counters.sum(axis=0)
+        return codes
 
     # -- e-values --------------------------------------------------------------------------
     def log_e(self, j: int, m: ArrayLike, side: int) -> FloatArray:
@@ -1283,7 +1008,7 @@ class BatchMixtureCS:
 
     @property
     def t(self) -> NDArray[np.int64]:
-        return np.asarray(self._bank.t[2 * self._j], dtype=np.int64)
+        return np.asarray(self._bank.t[self._j], dtype=np.int64)
 
     @property
     def lower(self) -> FloatArray:
@@ -1373,14 +1098,6 @@ def corners_h_interval(
     h_hi = np.asarray(_phi01(um) - _phi01(lh), dtype=np.float64)
     empty = np.asarray((lm > um) | (lh > uh))
     return h_lo, h_hi, empty
-
-
-def _corners_rows(
-    lm: FloatArray, um: FloatArray, lh: FloatArray, uh: FloatArray
-) -> tuple[FloatArray, FloatArray, BoolArray]:
-    """:func:`corners_h_interval` on 1-D arrays of one length (the trackers' hot path)."""
-    ph = _phi01_inplace(np.stack((lm, um, lh, uh)))
-    return ph[0] - ph[3], ph[1] - ph[2], (lm > um) | (lh > uh)
 
 
 def _corners_py(lm: float, um: float, lh: float, uh: float) -> tuple[float, float, bool]:
@@ -1825,16 +1542,20 @@ class BatchHTracker(_TrackerSettings):
             supports.append(d_support)
             alphas.append(a_d)
         self._nh = hs.size
-        self._bank = _Bank(self._r, self._spec, supports, alphas)
+        self._bank = _Bank(
+            self._r,
+            self._spec,
+            supports,
+            alphas,
+            mode=1 if a_d is None else 2,
+            threshold=self._threshold,
+            d_flat=None if a_d is None else self._d_flat,
+        )
         self._model = BatchMixtureCS._view(self._bank, 0, a_mh, self._spec)
         self._human = BatchMixtureCS._view(self._bank, 1, a_mh, self._spec)
         self._diff: BatchMixtureCS | None = None
         if a_d is not None:
             self._diff = BatchMixtureCS._view(self._bank, 2, a_d, self._spec)
-        self._h_lo = np.full(self._r, -math.pi)
-        self._h_hi = np.full(self._r, math.pi)
-        self._empty = np.zeros(self._r, dtype=np.bool_)
-        self._n = np.zeros(self._r, dtype=np.int64)
 
     @property
     def n_replicates(self) -> int:
@@ -1854,7 +1575,7 @@ class BatchHTracker(_TrackerSettings):
 
     @property
     def n_roots(self) -> NDArray[np.int64]:
-        return self._n.copy()
+        return self._bank.h[3].astype(np.int64)
 
     @property
     def diff_lower(self) -> FloatArray | None:
@@ -1866,15 +1587,15 @@ class BatchHTracker(_TrackerSettings):
 
     @property
     def h_lo(self) -> FloatArray:
-        return self._h_lo.copy()
+        return self._bank.h[0].copy()
 
     @property
     def h_hi(self) -> FloatArray:
-        return self._h_hi.copy()
+        return self._bank.h[1].copy()
 
     @property
     def region_empty(self) -> BoolArray:
-        return self._empty.copy()
+        return self._bank.h[2] != 0.0
 
     def update(
         self,
@@ -1916,38 +1637,46 @@ class BatchHTracker(_TrackerSettings):
                 d_idx = np.take(self._d_flat, flat)
             idxs.append(d_idx)
             acts.append(h_act)
-        moved = self._bank.step(idxs, acts)
-        if act is None:
-            self._n += 1
-        else:
-            self._n[act] += 1
-        if moved.size:
-            changed = np.zeros(r, dtype=np.bool_)
-            changed[moved] = True
-            changed &= ~self._empty
-            rows = np.flatnonzero(changed)
-            if rows.size:
-                self._refresh(rows)
+        self._bank.step(idxs, acts)
 
-    def _refresh(self, rows: IntArray) -> None:
-        b = np.take(self._bank.b, rows, axis=1)
-        if self._diff is None:
-            lo, hi, empty = _corners_rows(b[0], b[1], b[2], b[3])
-        else:
-            b[4:] *= 2.0
-            b[4:] -= 1.0
-            lo, hi, empty = _hybrid_rows(b[0], b[1], b[2], b[3], b[4], b[5], b[4:])
-        if empty.any():
-            keep = ~empty
-            self._h_lo[rows[keep]] = lo[keep]
-            self._h_hi[rows[keep]] = hi[keep]
-            self._empty[rows[empty]] = True
-        else:
-            self._h_lo[rows] = lo
-            self._h_hi[rows] = hi
+    def run(
+        self, m_index: ArrayLike, h_index: ArrayLike, cap: int, threads: int = 1
+    ) -> NDArray[np.int8]:
+        """Run every replicate to its verdict: replicate r consumes roots
+        (``m_index[r, i]``, ``h_index[r, i]``) for i = 0, 1, … (human evidence on every root)
+        until its verdict, or until it holds ``cap`` roots (then the verdict ``at_cap``). One
+        call instead of one :meth:`update` per root, with the same numbers; a replicate that
+        already has a verdict consumes nothing. Returns the verdict codes; ``n_roots`` then
+        holds the roots each replicate consumed in all. ``threads`` spreads the replicates
+        over that many threads (same numbers: replicates never interact)."""
+        r = self._r
+        if not isinstance(cap, int | np.integer) or isinstance(cap, bool) or cap < 1:
+            raise InputError("cap", "a positive integer number of roots", cap)
+        h = self._bank.h
+        open_ = classify_codes(h[0].copy(), h[1].copy(), self._threshold, h[3] >= cap) == 0
+        need = int(cap - h[3][open_].min()) if open_.any() else 0
+        arrays = []
+        for name, arr, size in (
+            ("m_index", m_index, self._model._support.size),
+            ("h_index", h_index, self._nh),
+        ):
+            a = np.asarray(arr)
+            if a.ndim != 2 or a.shape[0] != r or a.shape[1] < need or a.dtype.kind not in "iu":
+                raise InputError(
+                    name,
+                    f"an integer array of shape ({r}, T) with T >= {need}",
+                    f"shape {a.shape}, dtype {a.dtype}",
+                )
+            if a.size and (a.min() < 0 or a.max() >= size):
+                raise InputError(name, f"indices into the support (0..{size - 1})", int(a.max()))
+            arrays.append(a)
+        if not isinstance(threads, int | np.integer) or isinstance(threads, bool) or threads < 1:
+            raise InputError("threads", "a positive integer number of threads", threads)
+        return self._bank.run(arrays[0], arrays[1], int(cap), int(threads))
 
     def verdict_codes(
         self, at_cap: ArrayLike = False, instrument_valid: ArrayLike = True
     ) -> NDArray[np.int8]:
         """Verdict code per replicate now (0 = CONTINUE; see ``VERDICT_CODES``)."""
-        return classify_codes(self._h_lo, self._h_hi, self._threshold, at_cap, instrument_valid)
+        h = self._bank.h
+        return classify_codes(h[0].copy(), h[1].copy(), self._threshold, at_cap, instrument_valid)

@@ -1,0 +1,770 @@
+/*
+ * verdictpack._kernel -- the compiled batch engine of the sequential core.
+ *
+ * One replicate of a bank of mixture confidence sequences is one row of a float64 state array;
+ * this file advances rows one observation at a time, exactly as the scalar construction
+ * (verdictpack._sequential.MixtureCS, HTracker) does, with the arithmetic of the batch engine
+ * described in _sequential's module docstring:
+ *
+ *   - per plane p (stream j = p / 2, side s = +1 for the lower bound, -1 for the upper) and bet
+ *     k: the log-wealth W_k at the bound b as of the last search or fold, the pending product
+ *     Q_k of the factors u = 1 + s*lambda_k*(x - b) since then, P0_k = exp(max(W_k + log(w_k/c),
+ *     floor)), and G_k = -dW_k/dm, C_k = -d^2 W_k/dm^2 kept exactly (G += s*lambda/u,
+ *     C += (s*lambda/u)^2 per observation);
+ *   - the move test sum_k P0_k * Q_k >= 1 (E_t(b) >= c: the bound must move) costs one multiply
+ *     per bet; every `every` observations W += log Q (the fold) keeps Q in range;
+ *   - a search runs the fast path (second-order Taylor start from the state, exact evaluations
+ *     from the counts with a log-space Newton step each, until Newton's error estimate is below
+ *     `fast_err`; the bound moves outward by `outward` + 2 * estimate and is intersected with
+ *     the previous bound), and otherwise the safeguarded E-space Newton from the conservative
+ *     side with bisection on its bracket (_sequential._advance_newton);
+ *   - tracker rows (mode 1 = corners, 2 = hybrid) also keep the h-interval, the empty flag and
+ *     the roots consumed; classify() is _sequential.classify on codes.
+ *
+ * Replicates never interact, so a row's numbers do not depend on which rows share the array or
+ * the call (the battery's blocks and workers cannot change them). Compiled with
+ * -ffp-contract=off: no fused multiply-adds, the same rounding on every architecture.
+ *
+ * The layout of a row and of the two spec arrays is fixed here and read by Python through
+ * layout(); nothing else in Python hard-codes an offset.
+ *
+ *   fspec (float64): threshold, fast_err, outward, newton_tol, region_tol, log_floor,
+ *                    lambda[K], log w[K], log c[ns], values[vt]
+ *   ispec (int64):   ns, K, vt, nh, mode, every, fast_iter, newton_max_iter, bisect_iter,
+ *                    voff[ns + 1], dflat[nm * nh] (hybrid: D index of (model i, human j))
+ *   row (float64):   b[S] | phi(b)[S] | W[S*K] | Q[S*K] | P0[S*K] | G[S*K] | C[S*K] | folds[S] | t[ns] |
+ *                    counts[vt] | h_lo, h_hi, empty, roots          (S = 2 * ns)
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_K 64
+#if defined(__GNUC__) && !defined(__clang__)
+/* a loop over a handful of bets: vector set-up costs more than it saves */
+#define NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#else
+#define NO_VECTORIZE
+#endif
+#define MAX_STREAMS 3
+#define N_FSCALARS 6
+#define N_ISCALARS 9
+
+typedef struct {
+    int ns, s, k, vt, nh, nm, mode, every, fast_iter, newton_max_iter, bisect_iter;
+    double threshold, fast_err, outward, newton_tol, region_tol, log_floor, exp_floor;
+    const double *lam, *logw, *logc, *values;
+    const int64_t *voff, *dflat;
+    double lc[MAX_STREAMS][MAX_K]; /* log(w_k / c_j) */
+    double slam[2][MAX_K];         /* signed bets: side 0 (lower bound) +lambda, side 1 -lambda */
+    int max_nv;                    /* largest support */
+    double *scratch;               /* (2 + 2K) * max_nv doubles, owned by the calling entry point */
+    Py_ssize_t o_b, o_phi, o_w, o_q, o_p, o_g, o_c, o_f, o_t, o_n, o_h, stride;
+} Spec;
+
+/* ------------------------------------------------------------------------------------------ */
+/* spec and layout                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+static int layout_from(Spec *sp, const int64_t *iv, Py_ssize_t ni) {
+    if (ni < N_ISCALARS) {
+        PyErr_SetString(PyExc_ValueError, "ispec: too short");
+        return -1;
+    }
+    sp->ns = (int)iv[0];
+    sp->k = (int)iv[1];
+    sp->vt = (int)iv[2];
+    sp->nh = (int)iv[3];
+    sp->mode = (int)iv[4];
+    sp->every = (int)iv[5];
+    sp->fast_iter = (int)iv[6];
+    sp->newton_max_iter = (int)iv[7];
+    sp->bisect_iter = (int)iv[8];
+    if (sp->ns < 1 || sp->ns > MAX_STREAMS || sp->k < 1 || sp->k > MAX_K || sp->vt < 1 ||
+        sp->every < 1 || sp->mode < 0 || sp->mode > 2 || (sp->mode == 1 && sp->ns != 2) ||
+        (sp->mode == 2 && sp->ns != 3) || ni < N_ISCALARS + sp->ns + 1) {
+        PyErr_SetString(PyExc_ValueError, "ispec: inconsistent sizes");
+        return -1;
+    }
+    sp->voff = iv + N_ISCALARS;
+    for (int j = 0; j < sp->ns; j++) {
+        if (sp->voff[j] < 0 || sp->voff[j + 1] <= sp->voff[j] || sp->voff[j + 1] > sp->vt) {
+            PyErr_SetString(PyExc_ValueError, "ispec: bad support offsets");
+            return -1;
+        }
+    }
+    sp->nm = (int)(sp->voff[1] - sp->voff[0]);
+    sp->max_nv = 0;
+    for (int j = 0; j < sp->ns; j++)
+        if (sp->voff[j + 1] - sp->voff[j] > sp->max_nv) sp->max_nv = (int)(sp->voff[j + 1] - sp->voff[j]);
+    sp->scratch = NULL;
+    sp->dflat = NULL;
+    if (sp->mode == 2) {
+        if (sp->nh != (int)(sp->voff[2] - sp->voff[1]) ||
+            ni != N_ISCALARS + sp->ns + 1 + (Py_ssize_t)sp->nm * sp->nh) {
+            PyErr_SetString(PyExc_ValueError, "ispec: bad D table");
+            return -1;
+        }
+        sp->dflat = sp->voff + sp->ns + 1;
+        int nd = (int)(sp->voff[3] - sp->voff[2]);
+        for (Py_ssize_t i = 0; i < (Py_ssize_t)sp->nm * sp->nh; i++) {
+            if (sp->dflat[i] < 0 || sp->dflat[i] >= nd) {
+                PyErr_SetString(PyExc_ValueError, "ispec: bad D table entry");
+                return -1;
+            }
+        }
+    }
+    Py_ssize_t s = 2 * sp->ns, sk = s * sp->k;
+    sp->s = (int)s;
+    sp->o_b = 0;
+    sp->o_phi = s;
+    sp->o_w = 2 * s;
+    sp->o_q = sp->o_w + sk;
+    sp->o_p = sp->o_q + sk;
+    sp->o_g = sp->o_p + sk;
+    sp->o_c = sp->o_g + sk;
+    sp->o_f = sp->o_c + sk;
+    sp->o_t = sp->o_f + s;
+    sp->o_n = sp->o_t + sp->ns;
+    sp->o_h = sp->o_n + sp->vt;
+    sp->stride = sp->o_h + 4;
+    return 0;
+}
+
+static int unpack(Spec *sp, const Py_buffer *fb, const Py_buffer *ib) {
+    if (layout_from(sp, (const int64_t *)ib->buf, ib->len / (Py_ssize_t)sizeof(int64_t)) < 0)
+        return -1;
+    Py_ssize_t nf = fb->len / (Py_ssize_t)sizeof(double);
+    if (nf != N_FSCALARS + 2 * sp->k + sp->ns + sp->vt) {
+        PyErr_SetString(PyExc_ValueError, "fspec: size does not match ispec");
+        return -1;
+    }
+    const double *fv = (const double *)fb->buf;
+    sp->threshold = fv[0];
+    sp->fast_err = fv[1];
+    sp->outward = fv[2];
+    sp->newton_tol = fv[3];
+    sp->region_tol = fv[4];
+    sp->log_floor = fv[5];
+    sp->exp_floor = exp(fv[5]);
+    sp->lam = fv + N_FSCALARS;
+    sp->logw = sp->lam + sp->k;
+    sp->logc = sp->logw + sp->k;
+    sp->values = sp->logc + sp->ns;
+    for (int j = 0; j < sp->ns; j++)
+        for (int k = 0; k < sp->k; k++) sp->lc[j][k] = sp->logw[k] - sp->logc[j];
+    for (int k = 0; k < sp->k; k++) {
+        sp->slam[0][k] = sp->lam[k];
+        sp->slam[1][k] = -sp->lam[k];
+    }
+    return 0;
+}
+
+static int alloc_scratch(Spec *sp) {
+    sp->scratch = PyMem_RawMalloc((size_t)(2 + 2 * sp->k) * (size_t)sp->max_nv * sizeof(double));
+    if (sp->scratch == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static int check_state(const Spec *sp, const Py_buffer *st, Py_ssize_t *rows) {
+    Py_ssize_t n = st->len / (Py_ssize_t)sizeof(double);
+    if (n % sp->stride != 0) {
+        PyErr_SetString(PyExc_ValueError, "state: size is not a multiple of the row stride");
+        return -1;
+    }
+    *rows = n / sp->stride;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* one stream: exact evaluation, derivatives, the search                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static inline double clip01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+
+static inline double phi01(double p) { return 2.0 * asin(sqrt(clip01(p))); }
+
+/* Natural log of n positive normal numbers (every factor u = 1 + s*lambda*(v - m) lies in
+ * [1 - lambda, 1 + lambda] with 0 < lambda < 1). The classic reduction x = 2^k * m with m in
+ * [sqrt(1/2), sqrt(2)), s = (m - 1)/(m + 1), log m = 2 atanh s by the minimax polynomial of
+ * fdlibm's log (its published coefficients), within 1 ulp of glibc's log (checked by the
+ * tests). Written branch-free in plain IEEE arithmetic so that the compiler vectorises the loop
+ * (SSE2 lanes, AVX2 lanes where the CPU has them): every lane, scalar or vector, computes the
+ * same operations, so the results are identical on every machine and dispatch path. */
+static const double LG1 = 6.666666666666735130e-01, LG2 = 3.999999999940941908e-01,
+                    LG3 = 2.857142874366239149e-01, LG4 = 2.222219843214978396e-01,
+                    LG5 = 1.818357216161805012e-01, LG6 = 1.531383769920937332e-01,
+                    LG7 = 1.479819860511658591e-01, LN2_HI = 6.93147180369123816490e-01,
+                    LN2_LO = 1.90821492927058770002e-10;
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void vlog(const double *restrict x, double *restrict out, int n) {
+    for (int i = 0; i < n; i++) {
+        uint64_t bits, eb, mb;
+        double dk, mant;
+        memcpy(&bits, &x[i], sizeof bits);
+        const uint64_t t = bits + (0x3ff0000000000000ULL - 0x3fe6a09e667f3bcdULL);
+        eb = (t >> 52) | 0x4330000000000000ULL; /* 2^52 + the biased exponent, exactly */
+        memcpy(&dk, &eb, sizeof dk);
+        dk -= 4503599627370496.0 + 1023.0;
+        mb = (t & 0x000fffffffffffffULL) + 0x3fe6a09e667f3bcdULL;
+        memcpy(&mant, &mb, sizeof mant);
+        const double f = mant - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
+        const double t1 = w * (LG2 + w * (LG4 + w * LG6));
+        const double t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
+        const double r = t2 + t1, hfsq = 0.5 * f * f;
+        out[i] = dk * LN2_HI - ((hfsq - (s * (hfsq + r) + dk * LN2_LO)) - f);
+    }
+}
+
+/* The factors u_kv = 1 + s*lambda_k*(v - m) of the values observed so far, bet-major, with
+ * their logs; returns how many values were observed (the counts land in nn). */
+static int factor_logs(const Spec *sp, const double *row, int j, double sg, double m,
+                       double **u_out, double **lg_out, double **nn_out) {
+    const int64_t v0 = sp->voff[j], nv = sp->voff[j + 1] - v0;
+    const double *vals = sp->values + v0, *cnt = row + sp->o_n + v0;
+    double *dv = sp->scratch, *nn = dv + sp->max_nv, *u = nn + sp->max_nv;
+    double *lg = u + (Py_ssize_t)sp->k * sp->max_nv;
+    int used = 0;
+    for (int64_t v = 0; v < nv; v++) {
+        if (cnt[v] == 0.0) continue;
+        dv[used] = vals[v] - m;
+        nn[used] = cnt[v];
+        used++;
+    }
+    for (int k = 0; k < sp->k; k++) {
+        const double sl = sg * sp->lam[k];
+        double *uk = u + (Py_ssize_t)k * used;
+        for (int v = 0; v < used; v++) uk[v] = 1.0 + sl * dv[v];
+    }
+    vlog(u, lg, sp->k * used);
+    *u_out = u;
+    *lg_out = lg;
+    *nn_out = nn;
+    return used;
+}
+
+/* Exact (W, G, C) at m from the counts of stream j, side sg. */
+static void eval_state(const Spec *sp, const double *row, int j, double sg, double m, double *w,
+                       double *g, double *c) {
+    double *u, *lg, *nn;
+    const int used = factor_logs(sp, row, j, sg, m, &u, &lg, &nn);
+    for (int k = 0; k < sp->k; k++) {
+        const double sl = sg * sp->lam[k];
+        const double *uk = u + (Py_ssize_t)k * used, *lk = lg + (Py_ssize_t)k * used;
+        double ws = 0.0, gs = 0.0, cs = 0.0;
+        for (int v = 0; v < used; v++) {
+            const double q = sl / uk[v];
+            ws += nn[v] * lk[v];
+            const double nq = nn[v] * q;
+            gs += nq;
+            cs += nq * q;
+        }
+        w[k] = ws;
+        g[k] = gs;
+        c[k] = cs;
+    }
+}
+
+/* log E at m (log-sum-exp over the bets). */
+static double log_e_at(const Spec *sp, const double *row, int j, double sg, double m) {
+    double *u, *lg, *nn;
+    const int used = factor_logs(sp, row, j, sg, m, &u, &lg, &nn);
+    double a[MAX_K], mx = -INFINITY;
+    for (int k = 0; k < sp->k; k++) {
+        const double *lk = lg + (Py_ssize_t)k * used;
+        double ws = 0.0;
+        for (int v = 0; v < used; v++) ws += nn[v] * lk[v];
+        a[k] = ws + sp->logw[k];
+        if (a[k] > mx) mx = a[k];
+    }
+    double z = 0.0;
+    for (int k = 0; k < sp->k; k++) z += exp(a[k] - mx);
+    return mx + log(z);
+}
+
+/* log E, d log E/dm and d^2 log E/dm^2 from the per-bet state (_sequential._derivs_py). */
+static void derivs(const Spec *sp, const double *w, const double *g, const double *c,
+                   double *loge, double *d1, double *d2, double *e_out, double *mx_out) {
+    double a[MAX_K], e[MAX_K], mx = -INFINITY;
+    for (int k = 0; k < sp->k; k++) {
+        a[k] = w[k] + sp->logw[k];
+        if (a[k] > mx) mx = a[k];
+    }
+    double z = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int k = 0; k < sp->k; k++) {
+        e[k] = exp(a[k] - mx);
+        z += e[k];
+        s1 += e[k] * g[k];
+        s2 += e[k] * (g[k] * g[k] - c[k]);
+    }
+    const double dd = -s1 / z;
+    *loge = mx + log(z);
+    *d1 = dd;
+    *d2 = s2 / z - dd * dd;
+    if (e_out != NULL) {
+        memcpy(e_out, e, (size_t)sp->k * sizeof(double));
+        *mx_out = mx;
+    }
+}
+
+/* Root of h + d1*s + d2*s^2/2 nearest 0 (Newton's step where there is no real root). */
+static double taylor_start(double h, double d1, double d2) {
+    if (d1 == 0.0) return 0.0;
+    const double disc = d1 * d1 - 2.0 * d2 * h;
+    if (disc >= 0.0) {
+        const double den = d1 + copysign(sqrt(disc), d1);
+        if (den != 0.0) {
+            const double quad = -2.0 * h / den;
+            if (isfinite(quad)) return quad;
+        }
+    }
+    return -h / d1;
+}
+
+/* Plane p's state := exact (W, G, C) at its bound with linear terms P0; Q restarts. */
+static void set_state_p(const Spec *sp, double *row, int p, const double *w, const double *g,
+                        const double *c, const double *pz) {
+    const Py_ssize_t o = (Py_ssize_t)p * sp->k;
+    memcpy(row + sp->o_w + o, w, (size_t)sp->k * sizeof(double));
+    memcpy(row + sp->o_g + o, g, (size_t)sp->k * sizeof(double));
+    memcpy(row + sp->o_c + o, c, (size_t)sp->k * sizeof(double));
+    memcpy(row + sp->o_p + o, pz, (size_t)sp->k * sizeof(double));
+    for (int i = 0; i < sp->k; i++) row[sp->o_q + o + i] = 1.0;
+    row[sp->o_f + p] = 0.0;
+}
+
+/* The same with P0_k = exp(max(W_k + log(w_k/c), floor)) computed afresh. */
+static void set_state(const Spec *sp, double *row, int p, const double *w, const double *g,
+                      const double *c) {
+    double pz[MAX_K];
+    for (int i = 0; i < sp->k; i++) pz[i] = exp(fmax(w[i] + sp->lc[p >> 1][i], sp->log_floor));
+    set_state_p(sp, row, p, w, g, c, pz);
+}
+
+/* W += log Q; the pending product restarts (the move test is unchanged up to the floor). */
+static void fold(const Spec *sp, double *row, int p) {
+    const int k = sp->k, j = p >> 1;
+    double *W = row + sp->o_w + (Py_ssize_t)p * k, *Q = row + sp->o_q + (Py_ssize_t)p * k;
+    double *P = row + sp->o_p + (Py_ssize_t)p * k;
+    for (int i = 0; i < k; i++) {
+        W[i] += log(Q[i]);
+        Q[i] = 1.0;
+        P[i] = exp(fmax(W[i] + sp->lc[j][i], sp->log_floor));
+    }
+    row[sp->o_f + p] = 0.0;
+}
+
+/* Bisection on [inside, outside]: E(inside) >= c > E(outside); the conservative end. */
+static double bisect(const Spec *sp, const double *row, int j, double sg, double inside,
+                     double outside) {
+    const double logc = sp->logc[j];
+    for (int it = 0; it < sp->bisect_iter; it++) {
+        const double mid = 0.5 * (inside + outside);
+        if (mid == inside || mid == outside) break;
+        if (log_e_at(sp, row, j, sg, mid) >= logc)
+            inside = mid;
+        else
+            outside = mid;
+    }
+    return inside;
+}
+
+/* The safeguarded Newton of _sequential._advance_newton for one row; the new bound. */
+static double advance_newton(const Spec *sp, const double *row, int j, double sg, double start) {
+    const double logc = sp->logc[j];
+    double w[MAX_K], g[MAX_K], c[MAX_K];
+    double inside = start, outside = sg > 0.0 ? 1.0 : 0.0, m = start, final = start;
+    int safe = 0, done = 0;
+    for (int it = 0; it < sp->newton_max_iter; it++) {
+        double loge, dloge, d2;
+        eval_state(sp, row, j, sg, m, w, g, c);
+        derivs(sp, w, g, c, &loge, &dloge, &d2, NULL, NULL);
+        const int ins = loge >= logc;
+        const double u = logc - loge;
+        const double e_step = expm1(u) / dloge;
+        const double best = ins ? m : inside;
+        inside = best;
+        if (!ins) outside = m;
+        if (fabs(e_step) < sp->newton_tol) {
+            final = m + e_step;
+            done = 1;
+            break;
+        }
+        if (!ins && m == best) { /* E(start) < c on recomputation: the bound stays */
+            done = 1;
+            break;
+        }
+        double step = safe ? e_step : u / dloge;
+        step = fmax(step * sg, 0.0) * sg;
+        const double nxt_out = m + e_step;
+        const int stall = !ins && ((nxt_out - best) * sg <= 0.0);
+        if (stall) safe = 1;
+        m = clip01(ins ? m + step : (stall ? best : nxt_out));
+    }
+    if (!done) final = bisect(sp, row, j, sg, inside, outside);
+    return clip01(start + sg * fmax(sg * (final - start) - sp->outward, 0.0));
+}
+
+static inline void set_bound(const Spec *sp, double *row, int p, double bound) {
+    row[sp->o_b + p] = bound;
+    if (p < 4) row[sp->o_phi + p] = phi01(bound); /* the h-interval's corners */
+}
+
+/* Move plane p's bound (E_t(b) >= c): the fast path, else the safeguarded Newton. */
+static void search(const Spec *sp, double *row, int p) {
+    const int k = sp->k, j = p >> 1;
+    const double sg = (p & 1) ? -1.0 : 1.0, logc = sp->logc[j];
+    const double start = row[sp->o_b + p];
+    const double *P0 = row + sp->o_p + (Py_ssize_t)p * k, *Q0 = row + sp->o_q + (Py_ssize_t)p * k;
+    const double *G0 = row + sp->o_g + (Py_ssize_t)p * k, *C0 = row + sp->o_c + (Py_ssize_t)p * k;
+    double w[MAX_K], g[MAX_K], c[MAX_K], e[MAX_K], pz[MAX_K], loge, d1, d2, mx;
+    /* The start needs only log E(b)/c and the bets' shares of E(b): both are in the linear
+       terms P0_k*Q_k = w_k*E_k(b)/c (no log, no exp; a floored term is below e^-600 of c) */
+    double z = 0.0, s1 = 0.0, s2 = 0.0;
+    for (int i = 0; i < k; i++) {
+        const double e = P0[i] * Q0[i];
+        z += e;
+        s1 += e * G0[i];
+        s2 += e * (G0[i] * G0[i] - C0[i]);
+    }
+    d1 = -s1 / z;
+    d2 = s2 / z - d1 * d1;
+    double m = clip01(start + taylor_start(log(z), d1, d2));
+    for (int it = 0; it < sp->fast_iter; it++) {
+        eval_state(sp, row, j, sg, m, w, g, c);
+        derivs(sp, w, g, c, &loge, &d1, &d2, e, &mx);
+        if (d1 == 0.0 || !isfinite(d1)) break;
+        const double step = (logc - loge) / d1;
+        const double err = 0.5 * fabs(d2 / d1) * step * step;
+        const double nxt = m + step;
+        if (err <= sp->fast_err) {
+            const double bound =
+                clip01(start + sg * fmax(sg * (nxt - start) - sp->outward - 2.0 * err, 0.0));
+            const double delta = bound - m;
+            /* P0_k at the bound = exp(W_k(m) - G_k*delta + log(w_k/c)), from the shares
+               e_k = exp(W_k(m) + log w_k - mx) already at hand: one exp, not K */
+            const double base = exp(mx - logc);
+            for (int i = 0; i < k; i++) {
+                const double x = -g[i] * delta;
+                const double ex =
+                    fabs(x) < 1e-4 ? 1.0 + x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x / 24.0)))
+                                   : exp(x);
+                const double lp = w[i] + sp->lc[j][i] + x;
+                pz[i] = lp < sp->log_floor ? sp->exp_floor : e[i] * base * ex;
+                w[i] += x;
+                g[i] += c[i] * delta;
+            }
+            set_state_p(sp, row, p, w, g, c, pz);
+            set_bound(sp, row, p, bound);
+            return;
+        }
+        m = clip01(nxt);
+    }
+    const double b2 = advance_newton(sp, row, j, sg, start);
+    eval_state(sp, row, j, sg, b2, w, g, c);
+    set_state(sp, row, p, w, g, c);
+    set_bound(sp, row, p, b2);
+}
+
+/* Stream j observes support value vidx on both planes; returns 1 if a bound was searched. */
+NO_VECTORIZE static int observe(const Spec *sp, double *row, int j, int64_t vidx) {
+    const int k = sp->k;
+    const double x = sp->values[sp->voff[j] + vidx];
+    row[sp->o_n + sp->voff[j] + vidx] += 1.0;
+    row[sp->o_t + j] += 1.0;
+    int moved = 0;
+    for (int side = 0; side < 2; side++) {
+        const int p = 2 * j + side;
+        const double *sls = sp->slam[side];
+        const double d = x - row[sp->o_b + p];
+        double *Q = row + sp->o_q + (Py_ssize_t)p * k, *P = row + sp->o_p + (Py_ssize_t)p * k;
+        double *G = row + sp->o_g + (Py_ssize_t)p * k, *C = row + sp->o_c + (Py_ssize_t)p * k;
+        double tot = 0.0;
+        for (int i = 0; i < k; i++) {
+            const double sl = sls[i];
+            const double u = 1.0 + sl * d;
+            const double q = sl / u;
+            Q[i] *= u;
+            G[i] += q;
+            C[i] += q * q;
+            tot += P[i] * Q[i];
+        }
+        row[sp->o_f + p] += 1.0;
+        if (tot >= 1.0) {
+            search(sp, row, p);
+            moved = 1;
+        } else if (row[sp->o_f + p] >= sp->every) {
+            fold(sp, row, p);
+        }
+    }
+    return moved;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* trackers: the h-interval and the verdict                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The extreme of g(y) = phi(y + d) - phi(y) on the edge x - y = d, y in [y_lo, y_hi]
+ * (_sequential._edge_py). g has one stationary point y* = (1 - d)/2: a minimum for d > 0, a
+ * maximum for d < 0 (g = 0 for d = 0). So where y* is the extreme sought, g at y* clamped to
+ * the edge is it (g is monotone on either side of y*); otherwise it is at one of the ends. */
+static double edge(double lm, double um, double lh, double uh, double d, int lowest) {
+    const double y_lo = fmax(lh, lm - d), y_hi = fmin(uh, um - d);
+    if ((lowest && d > 0.0) || (!lowest && d < 0.0)) {
+        const double y_st = fmin(fmax(0.5 * (1.0 - d), y_lo), y_hi);
+        return phi01(y_st + d) - phi01(y_st);
+    }
+    const double a = phi01(y_lo + d) - phi01(y_lo);
+    const double b = phi01(y_hi + d) - phi01(y_hi);
+    return lowest ? fmin(a, b) : fmax(a, b);
+}
+
+/* The h-interval from the bounds (frozen once the region is empty). */
+static void refresh(const Spec *sp, double *row) {
+    double *h = row + sp->o_h;
+    if (h[2] != 0.0) return;
+    const double *b = row + sp->o_b, *f = row + sp->o_phi;
+    const double lm = b[0], um = b[1], lh = b[2], uh = b[3];
+    if (sp->mode == 1) {
+        if (lm > um || lh > uh) {
+            h[2] = 1.0;
+            return;
+        }
+        h[0] = f[0] - f[3];
+        h[1] = f[1] - f[2];
+        return;
+    }
+    const double tol = sp->region_tol, ld = 2.0 * b[4] - 1.0, ud = 2.0 * b[5] - 1.0;
+    if (lm > um + tol || lh > uh + tol || ld > ud + tol || um - lh < ld - tol ||
+        lm - uh > ud + tol) {
+        h[2] = 1.0;
+        return;
+    }
+    h[0] = (lm - uh >= ld - tol) ? f[0] - f[3] : edge(lm, um, lh, uh, ld, 1);
+    h[1] = (um - lh <= ud + tol) ? f[1] - f[2] : edge(lm, um, lh, uh, ud, 0);
+}
+
+/* _sequential.classify: 0 continue, 1 effect, 2 no positive effect, 3 below, 4 inconclusive. */
+static inline int8_t classify(const Spec *sp, const double *row, int at_cap) {
+    const double lo = row[sp->o_h], hi = row[sp->o_h + 1];
+    if (lo >= sp->threshold) return 1;
+    if (hi <= 0.0) return 2;
+    if (hi < sp->threshold) return 3;
+    return at_cap ? 4 : 0;
+}
+
+static void init_row(const Spec *sp, double *row) {
+    memset(row, 0, (size_t)sp->stride * sizeof(double));
+    for (int p = 0; p < sp->s; p++) {
+        set_bound(sp, row, p, (p & 1) ? 1.0 : 0.0);
+        for (int i = 0; i < sp->k; i++) {
+            row[sp->o_q + (Py_ssize_t)p * sp->k + i] = 1.0;
+            row[sp->o_p + (Py_ssize_t)p * sp->k + i] = exp(fmax(sp->lc[p >> 1][i], sp->log_floor));
+        }
+    }
+    row[sp->o_h] = -M_PI;
+    row[sp->o_h + 1] = M_PI;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Python entry points                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+static PyObject *py_layout(PyObject *self, PyObject *args) {
+    Py_buffer ib;
+    Spec sp = {0};
+    if (!PyArg_ParseTuple(args, "y*", &ib)) return NULL;
+    int rc = layout_from(&sp, (const int64_t *)ib.buf, ib.len / (Py_ssize_t)sizeof(int64_t));
+    PyBuffer_Release(&ib);
+    if (rc < 0) return NULL;
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "b", sp.o_b, "phi", sp.o_phi, "w",
+                         sp.o_w, "q", sp.o_q, "p", sp.o_p, "g", sp.o_g, "c", sp.o_c, "folds",
+                         sp.o_f, "t", sp.o_t, "counts", sp.o_n, "h", sp.o_h, "stride", sp.stride);
+}
+
+static PyObject *py_init(PyObject *self, PyObject *args) {
+    Py_buffer fb, ib, st;
+    Spec sp = {0};
+    Py_ssize_t rows;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &fb, &ib, &st)) return NULL;
+    PyObject *res = NULL;
+    if (unpack(&sp, &fb, &ib) == 0 && check_state(&sp, &st, &rows) == 0) {
+        double *base = (double *)st.buf;
+        for (Py_ssize_t r = 0; r < rows; r++) init_row(&sp, base + r * sp.stride);
+        res = Py_None;
+        Py_INCREF(res);
+    }
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&st);
+    return res;
+}
+
+/* step(fspec, ispec, state, idx (R, ns) int64, act (R, ns) uint8, moved (R, ns) uint8 out,
+ *      searches (ns,) int64 in/out): stream j of replicate r observes support_j[idx[r, j]] where
+ *      act[r, j]; tracker rows refresh their h-interval when a bound moved and count a root
+ *      where stream 0 observed. */
+static PyObject *py_step(PyObject *self, PyObject *args) {
+    Py_buffer fb, ib, st, ix, ac, mv, se;
+    Spec sp = {0};
+    Py_ssize_t rows;
+    if (!PyArg_ParseTuple(args, "y*y*w*y*y*w*w*", &fb, &ib, &st, &ix, &ac, &mv, &se)) return NULL;
+    PyObject *res = NULL;
+    if (unpack(&sp, &fb, &ib) < 0 || check_state(&sp, &st, &rows) < 0) goto done;
+    if (alloc_scratch(&sp) < 0) goto done;
+    const Py_ssize_t cells = rows * sp.ns;
+    if (ix.len != cells * (Py_ssize_t)sizeof(int64_t) || ac.len != cells || mv.len != cells ||
+        se.len != sp.ns * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "step: array sizes do not match the state");
+        goto done;
+    }
+    const int64_t *idx = (const int64_t *)ix.buf;
+    const uint8_t *act = (const uint8_t *)ac.buf;
+    for (Py_ssize_t i = 0; i < cells; i++) {
+        const int j = (int)(i % sp.ns);
+        if (act[i] && (idx[i] < 0 || idx[i] >= sp.voff[j + 1] - sp.voff[j])) {
+            PyErr_Format(PyExc_ValueError, "step: index %lld out of the support of stream %d",
+                         (long long)idx[i], j);
+            goto done;
+        }
+    }
+    uint8_t *moved = (uint8_t *)mv.buf;
+    int64_t *searches = (int64_t *)se.buf;
+    double *base = (double *)st.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        double *row = base + r * sp.stride;
+        int any = 0;
+        for (int j = 0; j < sp.ns; j++) {
+            const Py_ssize_t i = r * sp.ns + j;
+            moved[i] = 0;
+            if (!act[i]) continue;
+            if (observe(&sp, row, j, idx[i])) {
+                moved[i] = 1;
+                searches[j] += 1;
+                any = 1;
+            }
+        }
+        if (sp.mode) {
+            if (act[r * sp.ns]) row[sp.o_h + 3] += 1.0;
+            if (any) refresh(&sp, row);
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    PyMem_RawFree(sp.scratch);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&ix);
+    PyBuffer_Release(&ac);
+    PyBuffer_Release(&mv);
+    PyBuffer_Release(&se);
+    return res;
+}
+
+/* run(fspec, ispec, state, model (R, T) int64, human (R, T) int64, cap, codes (R,) int8 out,
+ *     searches (ns,) int64 in/out): every tracker row consumes roots (model[r, i], human[r, i])
+ *     for i = 0, 1, ... until its verdict or until it holds `cap` roots (then at_cap); a row
+ *     already decided consumes nothing. Human evidence on every root. */
+static PyObject *py_run(PyObject *self, PyObject *args) {
+    Py_buffer fb, ib, st, mb, hb, cb, se;
+    Py_ssize_t cap;
+    Spec sp = {0};
+    Py_ssize_t rows;
+    if (!PyArg_ParseTuple(args, "y*y*w*y*y*nw*w*", &fb, &ib, &st, &mb, &hb, &cap, &cb, &se))
+        return NULL;
+    PyObject *res = NULL;
+    if (unpack(&sp, &fb, &ib) < 0 || check_state(&sp, &st, &rows) < 0) goto done;
+    if (sp.mode == 0) {
+        PyErr_SetString(PyExc_ValueError, "run: the state is not a tracker's");
+        goto done;
+    }
+    if (alloc_scratch(&sp) < 0) goto done;
+    if (rows == 0 || mb.len % (rows * (Py_ssize_t)sizeof(int64_t)) != 0 || hb.len != mb.len ||
+        cb.len != rows || se.len != sp.ns * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "run: array sizes do not match the state");
+        goto done;
+    }
+    const Py_ssize_t horizon = mb.len / (rows * (Py_ssize_t)sizeof(int64_t));
+    const int64_t *mi = (const int64_t *)mb.buf, *hi = (const int64_t *)hb.buf;
+    double *base = (double *)st.buf;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const double *row = base + r * sp.stride, have = row[sp.o_h + 3];
+        if (classify(&sp, row, have >= (double)cap) == 0 && (double)horizon < (double)cap - have) {
+            PyErr_Format(PyExc_ValueError, "run: %zd roots given, replicate %zd needs %zd",
+                         horizon, r, (Py_ssize_t)((double)cap - have));
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < rows * horizon; i++) {
+        if (mi[i] < 0 || mi[i] >= sp.nm || hi[i] < 0 || hi[i] >= sp.voff[2] - sp.voff[1]) {
+            PyErr_Format(PyExc_ValueError, "run: root %zd of replicate %zd is off the support",
+                         i % horizon, i / horizon);
+            goto done;
+        }
+    }
+    int8_t *codes = (int8_t *)cb.buf;
+    int64_t *searches = (int64_t *)se.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        double *row = base + r * sp.stride;
+        const int64_t *m = mi + r * horizon, *h = hi + r * horizon;
+        int8_t code = classify(&sp, row, row[sp.o_h + 3] >= (double)cap);
+        for (Py_ssize_t i = 0; code == 0; i++) {
+            int any = observe(&sp, row, 0, m[i]);
+            int mh = observe(&sp, row, 1, h[i]);
+            searches[0] += any;
+            searches[1] += mh;
+            any |= mh;
+            if (sp.mode == 2) {
+                int md = observe(&sp, row, 2, sp.dflat[m[i] * sp.nh + h[i]]);
+                searches[2] += md;
+                any |= md;
+            }
+            row[sp.o_h + 3] += 1.0;
+            if (any) refresh(&sp, row);
+            code = classify(&sp, row, row[sp.o_h + 3] >= (double)cap);
+        }
+        codes[r] = code;
+    }
+    Py_END_ALLOW_THREADS;
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    PyMem_RawFree(sp.scratch);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&st);
+    PyBuffer_Release(&mb);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&se);
+    return res;
+}
+
+static PyMethodDef methods[] = {
+    {"layout", py_layout, METH_VARARGS, "layout(ispec) -> offsets of a state row"},
+    {"init", py_init, METH_VARARGS, "init(fspec, ispec, state): fresh rows"},
+    {"step", py_step, METH_VARARGS, "step(fspec, ispec, state, idx, act, moved, searches)"},
+    {"run", py_run, METH_VARARGS, "run(fspec, ispec, state, model, human, cap, codes, searches)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "verdictpack._kernel",
+    "The compiled batch engine of verdictpack's sequential core (private; see _sequential).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
