@@ -557,11 +557,73 @@ def test_run_refuses_bad_input() -> None:
         (good, good - 1, 10, "h_index"),
         (good, good.astype(float), 10, "h_index"),
     ]
+    with pytest.raises(InputError) as info:
+        tr.run(good, good, 10, threads=0)
+    assert info.value.parameter == "threads"
     for m, h, cap, name in cases:
         with pytest.raises(InputError) as info:
             tr.run(m, h, cap)
         assert info.value.parameter == name
     assert np.all(tr.n_roots == 0)  # nothing was consumed by a refused call
+
+
+@pytest.mark.parametrize("construction", ["corners", "hybrid"])
+def test_run_numbers_do_not_depend_on_threads(construction: str) -> None:
+    rng = stream(19, f"test/sequential/threads/{construction}")
+    reps, cap = 200, 300
+    ms, hs = np.arange(7) / 6, np.array([0.0, 0.5, 1.0])
+    p_m = np.where(np.arange(reps) % 2 == 0, 0.5, 0.7)
+    m_idx = rng.binomial(6, p_m[:, None], (reps, cap))
+    h_idx = rng.binomial(2, 0.5, (reps, cap))
+    out = []
+    for threads in (1, 2, 3):
+        tr = BatchHTracker(reps, construction, 0.01, SPEC, 0.3, ms, hs)
+        codes = tr.run(m_idx, h_idx, cap, threads=threads)
+        out.append((codes, tr.n_roots, tr.h_lo, tr.h_hi, tr.model.lower, tr.human.searches))
+    for other in out[1:]:
+        for a, b in zip(out[0], other, strict=True):
+            assert np.array_equal(a, b)
+    assert len(set(out[0][0].tolist())) > 1  # a mix of verdicts
+
+
+def test_kernel_log_within_one_ulp() -> None:
+    """The kernel's vectorised log against the C library's (math.log) on its whole domain."""
+    from verdictpack import _kernel
+
+    rng = stream(20, "test/sequential/kernel-log")
+    x = np.concatenate(
+        [
+            rng.uniform(1e-12, 2.0, 200_000),  # the factors 1 ± λ(v − m)
+            np.exp(rng.uniform(-700.0, 700.0, 20_000)),
+            [np.finfo(float).tiny, np.finfo(float).max, 1.0, 0.2, 1.8],
+            np.nextafter(1.0, [0.0, 2.0]),
+        ]
+    )
+    out = np.empty_like(x)
+    _kernel.logs(x, out)
+    ref = np.array([math.log(v) for v in x])
+    err = np.abs(out - ref)
+    assert np.all(err <= np.spacing(np.abs(ref)))
+    assert out[np.flatnonzero(x == 1.0)[0]] == 0.0
+    for bad in (0.0, -1.0, np.inf, np.nan, 1e-310):
+        with pytest.raises(ValueError, match="positive normal"):
+            _kernel.logs(np.array([1.0, bad]), np.empty(2))
+
+
+def test_bet_count_limit() -> None:
+    MixtureSpec(tuple(np.linspace(0.01, 0.9, seq.MAX_BETS)))
+    with pytest.raises(InputError) as info:
+        MixtureSpec(tuple(np.linspace(0.01, 0.9, seq.MAX_BETS + 1)))
+    assert info.value.parameter == "lambdas"
+    wide = MixtureSpec(tuple(np.linspace(0.01, 0.9, seq.MAX_BETS)))
+    support = np.arange(5) / 4
+    batch = BatchMixtureCS(2, 0.05, wide, support=support)
+    scalar = MixtureCS(0.05, wide)
+    for i in [4, 3, 4, 4, 2, 4, 3, 4, 4, 4] * 5:
+        batch.update(np.array([i, i]))
+        scalar.update(float(support[i]))
+    assert scalar.lower > 0.0
+    assert np.allclose(batch.lower, scalar.lower, rtol=0, atol=1e-12)
 
 
 def test_kernel_refuses_mismatched_buffers() -> None:

@@ -25,7 +25,7 @@ from pydantic import Field
 from verdictpack._compiler import Construct, CrossRule, StrictModel
 from verdictpack._errors import InputError
 from verdictpack._judges import JudgeSheet, Panel
-from verdictpack._sequential import MixtureSpec
+from verdictpack._sequential import MAX_BETS, MixtureSpec
 
 __all__ = [
     "DEFAULT_LAMBDAS",
@@ -57,7 +57,8 @@ class SequentialSpec(StrictModel):
     lambdas: list[Annotated[float, Field(gt=0.0, lt=1.0)]] = Field(
         default_factory=lambda: list(DEFAULT_LAMBDAS),
         min_length=1,
-        description="bet grid of the mixture e-process, each in (0, 1)",
+        max_length=MAX_BETS,
+        description=f"bet grid of the mixture e-process, each in (0, 1), at most {MAX_BETS} bets",
     )
     weights: list[Annotated[float, Field(gt=0.0)]] | None = Field(
         default=None, description="mixture weights summing to 1 (default: equal)"

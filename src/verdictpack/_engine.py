@@ -25,7 +25,7 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
@@ -518,31 +518,6 @@ def _confound_arms(
     return tuple(arms)
 
 
-class _Background:
-    """Run ``fn`` in a thread; ``result()`` joins it and returns its value or re-raises."""
-
-    def __init__(self, fn: Callable[[], Any]) -> None:
-        import threading
-
-        self._value: Any = None
-        self._error: BaseException | None = None
-
-        def target() -> None:
-            try:
-                self._value = fn()
-            except BaseException as exc:  # handed to the caller by result()
-                self._error = exc
-
-        self._thread = threading.Thread(target=target, name="verdictpack-simulations")
-        self._thread.start()
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
 def run_engine(
     config: EngineConfig, source: ConfigSource, options: RunOptions | None = None
 ) -> EngineResult:
@@ -580,17 +555,11 @@ def run_engine(
     design = route_design(
         construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
     )
-    # the operating characteristics (power report, confound arms) need only the design: they
-    # run in a background thread -- the kernel releases the GIL -- while the factory and the
-    # sequential run go on here. Every simulation draws from its own named stream, so the
-    # numbers do not depend on the order.
+    # the operating characteristics (power report, confound arms) need only the design; the
+    # kernel spreads their replicates over the CPUs (the numbers do not depend on it)
     threads = kernel_threads()
-    simulations = _Background(
-        lambda: (
-            _power(config, design, panel, construct, threads),
-            _confound_arms(config, design, construct, threads),
-        )
-    )
+    power = _power(config, design, panel, construct, threads)
+    arms = _confound_arms(config, design, construct, threads)
     # 1. stimulus factory (steps 2 and 3 above: the design comes first)
     family_templates = templates_for(config.stimuli.family)
     if config.stimuli.templates is not None:
@@ -677,7 +646,6 @@ def run_engine(
     human_touches = sum(ev.human_touches for ev in seen)
     stream_checks = _stream_checks(seen, mu_m, mu_h)
     costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches, human_touches)
-    power, arms = simulations.result()
     return EngineResult(
         kind="engine",
         construct=construct,

@@ -37,6 +37,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -753,7 +755,34 @@ done:
     return res;
 }
 
+/* logs(x, out): the kernel's log of positive normal numbers (exposed for its accuracy test). */
+static PyObject *py_logs(PyObject *self, PyObject *args) {
+    Py_buffer xb, ob;
+    if (!PyArg_ParseTuple(args, "y*w*", &xb, &ob)) return NULL;
+    PyObject *res = NULL;
+    const Py_ssize_t n = xb.len / (Py_ssize_t)sizeof(double);
+    const double *x = (const double *)xb.buf;
+    if (ob.len != xb.len || n > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "logs: x and out must be float64 arrays of one size");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!(x[i] >= DBL_MIN && x[i] <= DBL_MAX)) {
+            PyErr_Format(PyExc_ValueError, "logs: x[%zd] is not a positive normal number", i);
+            goto done;
+        }
+    }
+    vlog(x, (double *)ob.buf, (int)n);
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    return res;
+}
+
 static PyMethodDef methods[] = {
+    {"logs", py_logs, METH_VARARGS, "logs(x, out): the kernel's log (positive normal x only)"},
     {"layout", py_layout, METH_VARARGS, "layout(ispec) -> offsets of a state row"},
     {"init", py_init, METH_VARARGS, "init(fspec, ispec, state): fresh rows"},
     {"step", py_step, METH_VARARGS, "step(fspec, ispec, state, idx, act, moved, searches)"},
