@@ -18,8 +18,13 @@ verdict check, all replicates together), as wall-clock time and as the process's
 sensitive to other processes on a shared machine), and root events per second from the wall
 median. The load average is printed before and after: compare figures taken at similar loads.
 
+The ``run`` rows time :meth:`BatchHTracker.run` (what the simulations use since the compiled
+kernel): each replicate runs to its verdict or the cap inside one call, no Python per root; its
+"us/update" column is the wall time divided by the longest run's roots, and its root events are
+the roots actually consumed (``--threads`` spreads the replicates over threads).
+
 Usage: python benchmarks/bench_core.py [--repeats 5] [--steps 600] [--replicates 1000 10000]
-       [--scalar-steps 2000] [--stopping]
+       [--scalar-steps 2000] [--stopping] [--threads 1]
 """
 
 from __future__ import annotations
@@ -89,6 +94,19 @@ def bench_batch(
     return time.perf_counter() - wall, time.process_time() - cpu, updates, events
 
 
+def bench_run(construction: str, replicates: int, steps: int, seed: int, threads: int) -> Timing:
+    """``BatchHTracker.run``: every replicate to its verdict (or the cap) in one kernel call;
+    root events = roots actually consumed. "updates" counts the roots of the longest run."""
+    m_idx, h_idx = _data(replicates, steps, seed)
+    tracker = BatchHTracker(replicates, construction, ALPHA, None, THRESHOLD, M_SUPPORT, H_SUPPORT)
+    m_rows, h_rows = np.ascontiguousarray(m_idx.T), np.ascontiguousarray(h_idx.T)
+    wall, cpu = time.perf_counter(), time.process_time()
+    tracker.run(m_rows, h_rows, steps, threads=threads)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    roots = tracker.n_roots
+    return wall, cpu, int(roots.max()), int(roots.sum())
+
+
 def bench_scalar(construction: str, steps: int, seed: int) -> Timing:
     m_idx, h_idx = _data(1, steps, seed)
     m_vals = M_SUPPORT[m_idx[:, 0]].tolist()
@@ -108,7 +126,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scalar-steps", type=int, default=2000, help="roots, scalar stream")
     parser.add_argument("--replicates", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument(
-        "--stopping", action="store_true", help="replicates stop at their verdict (run_cells)"
+        "--stopping", action="store_true", help="replicates stop at their verdict (per root)"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads of the whole-run path (default 1)"
     )
     args = parser.parse_args(argv)
     print("command:", " ".join([os.path.basename(sys.executable), *sys.argv]))
@@ -135,6 +156,8 @@ def main(argv: list[str] | None = None) -> None:
                 bench_batch(construction, reps, args.steps, seed, args.stopping) for seed in seeds
             ]
             _row("batch", construction, reps, args.steps, runs)
+            runs = [bench_run(construction, reps, args.steps, seed, args.threads) for seed in seeds]
+            _row("run", construction, reps, args.steps, runs)
     print(f"load average at end (1, 5, 15 min): {os.getloadavg()}")
 
 
