@@ -17,7 +17,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from verdictpack._judges import Panel, TruthScenario, simulate_root_detail
+from verdictpack._errors import InputError
+from verdictpack._judges import ORDER_LABELS, Panel, TruthScenario, simulate_choices
 from verdictpack._stimuli import Root
 
 __all__ = ["EvidenceSource", "RootEvidence", "SimulatedPanelSource"]
@@ -70,7 +71,12 @@ class EvidenceSource(Protocol):
 
 
 class SimulatedPanelSource:
-    """Judgments drawn from the character-sheet model under one truth scenario."""
+    """Judgments drawn from the character-sheet model under one truth scenario.
+
+    The judgments are drawn ``block`` roots at a time (``simulate_choices`` on the source's own
+    generator) and served one root per :meth:`judge` call, so root i's judgments are a fixed
+    function of the generator, whatever asks for them and however fast.
+    """
 
     def __init__(
         self,
@@ -79,23 +85,36 @@ class SimulatedPanelSource:
         human_rate: float,
         human_judgments_per_root: int,
         rng: np.random.Generator,
+        block: int = 64,
     ) -> None:
         self._panel = panel
         self._scenario = scenario
         self._rate = human_rate
         self._n_h = human_judgments_per_root
         self._rng = rng
+        if not isinstance(block, int) or isinstance(block, bool) or block < 1:
+            raise InputError("block", "a positive integer number of roots", block)
+        self._block = block
+        self._model = np.zeros((0, panel.n_judges, 2), dtype=np.int8)
+        self._human = np.zeros((0, human_judgments_per_root), dtype=np.int8)
+        self._next = 0
 
     @property
     def description(self) -> str:
         return f"simulated panel (truth scenario '{self._scenario.name}')"
 
     def judge(self, stimulus: Root) -> RootEvidence:
-        detail = simulate_root_detail(self._panel, self._scenario, self._rate, self._n_h, self._rng)
+        if self._next == len(self._model):
+            self._model, self._human = simulate_choices(
+                self._panel, self._scenario, self._rate, self._n_h, self._block, self._rng
+            )
+            self._next = 0
+        i = self._next
+        self._next += 1
         return RootEvidence(
             stimulus_id=stimulus.root_id,
-            judges=detail.judges,
-            orders=detail.orders,
-            model_choices=detail.model_choices,
-            human_choices=detail.human_choices,
+            judges=self._panel.names,
+            orders=ORDER_LABELS,
+            model_choices=tuple((int(a), int(b)) for a, b in self._model[i].tolist()),
+            human_choices=tuple(int(v) for v in self._human[i].tolist()),
         )
