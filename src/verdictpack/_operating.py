@@ -40,6 +40,7 @@ from verdictpack._judges import (
     touches_per_root,
     true_rates,
 )
+from verdictpack._parallel import map_in_threads
 from verdictpack._results import Figure, simulated
 from verdictpack._sequential import VERDICT_CODES, BatchHTracker
 
@@ -177,8 +178,9 @@ def run_cells(
         ):
             raise ValueError("cells batched together must share construct, sequential and sizes")
     rate = first.construct.human_baseline_rate
-    data = [
-        simulate_panel(
+
+    def draw(c: Cell) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return simulate_panel(
             scenario_panel(c.design.panel, c.scenario),
             c.scenario,
             rate,
@@ -187,8 +189,8 @@ def run_cells(
             c.n_replicates,
             c.rng,
         )
-        for c in cells
-    ]
+
+    data = map_in_threads(draw, cells, threads)  # each cell draws from its own generator
     model_k = np.concatenate([m for m, _ in data])
     human_k = np.concatenate([h for _, h in data])
     n_total = model_k.shape[0]

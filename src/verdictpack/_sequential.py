@@ -902,44 +902,18 @@ class _Bank:
         if n_blocks <= 1:
             kernel.run(fspec, ispec, state, model, human, cap, codes, self.searches)
             return codes
-        import threading
+        from verdictpack._parallel import map_in_threads
 
         edges = np.linspace(0, self.r, n_blocks + 1).astype(np.intp)
         counters = np.zeros((n_blocks, self.n), dtype=np.int64)
-        lock = threading.Lock()
-        pending = list(range(n_blocks - 1, -1, -1))
-        errors: list[BaseException] = []
 
-        def work() -> None:
-            while True:
-                with lock:
-                    if not pending or errors:
-                        return
-                    i = pending.pop()
-                a, b = edges[i], edges[i + 1]
-                try:
-                    kernel.run(
-                        fspec,
-                        ispec,
-                        state[a:b],
-                        model[a:b],
-                        human[a:b],
-                        cap,
-                        codes[a:b],
-                        counters[i],
-                    )
-                except BaseException as exc:  # re-raised in the calling thread
-                    with lock:
-                        errors.append(exc)
+        def block(i: int) -> None:
+            a, b = edges[i], edges[i + 1]
+            kernel.run(
+                fspec, ispec, state[a:b], model[a:b], human[a:b], cap, codes[a:b], counters[i]
+            )
 
-        helpers = [threading.Thread(target=work) for _ in range(threads - 1)]
-        for t in helpers:
-            t.start()
-        work()
-        for t in helpers:
-            t.join()
-        if errors:
-            raise errors[0]
+        map_in_threads(block, range(n_blocks), threads)
         self.searches += counters.sum(axis=0)
         return codes
 
