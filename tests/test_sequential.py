@@ -102,6 +102,19 @@ def run_scalar(xs: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return np.array(lo), np.array(up)
 
 
+def run_batch(
+    xs: np.ndarray, alpha: float, support: np.ndarray, spec: MixtureSpec = SPEC
+) -> tuple[np.ndarray, np.ndarray, BatchMixtureCS]:
+    """Rows of ``xs`` (values on ``support``) through one BatchMixtureCS: bounds (steps, rows)."""
+    reps, steps = xs.shape
+    cs = BatchMixtureCS(reps, alpha, spec, support=support)
+    lo, up = np.zeros((steps, reps)), np.zeros((steps, reps))
+    for t in range(steps):
+        cs.update(np.searchsorted(support, xs[:, t]).astype(np.intp))
+        lo[t], up[t] = cs.lower, cs.upper
+    return lo, up, cs
+
+
 def panel_means(
     rng: np.random.Generator, mu: float, shape: tuple[int, int], judges: int = 6, rho: float = 0.4
 ) -> np.ndarray:
@@ -295,18 +308,14 @@ def test_batch_matches_naive_after_many_steps() -> None:
     """600 steps of panel means: the warm start does most of the work late in the stream."""
     rng = stream(8, "test/sequential/naive-long")
     xs = panel_means(rng, 0.35, (3, 600))
-    support = np.arange(7) / 6
-    cs = BatchMixtureCS(3, 0.01, SPEC, support=support)
-    lo, up = np.zeros((600, 3)), np.zeros((600, 3))
-    for t in range(600):
-        cs.update(np.searchsorted(support, xs[:, t]).astype(np.intp))
-        lo[t], up[t] = cs.lower, cs.upper
+    lo, up, cs = run_batch(xs, 0.01, np.arange(7) / 6)
     assert cs.searches < 0.5 * 2 * 3 * 600  # most steps need no search at all
     for r in range(3):
         nlo, nup = naive_bounds(xs[r], 0.01, grid=101)
         assert_matches_naive(lo[:, r], up[:, r], nlo, nup)
 
 
+@pytest.mark.parametrize("path", ["scalar", "batch"])
 @pytest.mark.parametrize(
     "settings",
     [
@@ -315,14 +324,22 @@ def test_batch_matches_naive_after_many_steps() -> None:
     ],
     ids=["newton-fallback", "bisection-fallback"],
 )
-def test_fallback_paths_match_naive(monkeypatch: pytest.MonkeyPatch, settings: dict) -> None:
+def test_fallback_paths_match_naive(
+    monkeypatch: pytest.MonkeyPatch, settings: dict, path: str
+) -> None:
+    """The fallback paths (forced) of the scalar classes and of the compiled batch engine."""
     for key, value in settings.items():
         monkeypatch.setattr(seq, key, value)
     rng = stream(9, "test/sequential/fallback")
-    xs = panel_means(rng, 0.6, (1, 150))[0]
-    lo, up = run_scalar(xs, 0.05)
-    nlo, nup = naive_bounds(xs, 0.05)
-    assert_matches_naive(lo, up, nlo, nup)
+    xs = panel_means(rng, 0.6, (2, 150))
+    if path == "scalar":
+        lo, up = run_scalar(xs[0], 0.05)
+        los, ups = lo[:, None], up[:, None]
+    else:
+        los, ups, _ = run_batch(xs, 0.05, np.arange(7) / 6)
+    for r in range(los.shape[1]):
+        nlo, nup = naive_bounds(xs[r], 0.05)
+        assert_matches_naive(los[:, r], ups[:, r], nlo, nup)
 
 
 def test_bounds_monotone_and_clipped() -> None:
@@ -432,11 +449,7 @@ def test_batch_state_extremes_match_naive() -> None:
     near_one = MixtureSpec((0.2, 1.0 - 1e-12))
     for spec, alpha, steps in ((SPEC, 0.05, 300), (near_one, 0.01, 400)):
         xs = np.stack(list(paths.values()))[:, :steps]
-        cs = BatchMixtureCS(2, alpha, spec, support=support)
-        lo, up = np.zeros((steps, 2)), np.zeros((steps, 2))
-        for t in range(steps):
-            cs.update(np.searchsorted(support, xs[:, t]).astype(np.intp))
-            lo[t], up[t] = cs.lower, cs.upper
+        lo, up, cs = run_batch(xs, alpha, support, spec)
         for r, name in enumerate(paths):
             nlo, nup = naive_bounds(xs[r], alpha, grid=101, iters=45, spec=spec)
             assert_matches_naive(lo[:, r], up[:, r], nlo, nup)
@@ -644,31 +657,6 @@ def test_kernel_refuses_mismatched_buffers() -> None:
         _kernel.step(bank.fspec, bank.ispec, bank.state[:, :-1].copy(), idx, act, moved, searches)
     with pytest.raises(ValueError, match="ispec"):
         _kernel.layout(np.array([9, 5], dtype=np.int64))
-
-
-@pytest.mark.parametrize(
-    "settings",
-    [
-        {"_FAST_ERR": -1.0},  # every search through the safeguarded E-space Newton
-        {"_FAST_ERR": -1.0, "_NEWTON_MAX_ITER": 1},  # and then through bisection
-    ],
-    ids=["newton-fallback", "bisection-fallback"],
-)
-def test_batch_fallback_paths_match_naive(monkeypatch: pytest.MonkeyPatch, settings: dict) -> None:
-    """The compiled engine's fallback paths (forced) against the naive reference."""
-    for key, value in settings.items():
-        monkeypatch.setattr(seq, key, value)
-    rng = stream(18, "test/sequential/batch-fallback")
-    xs = panel_means(rng, 0.6, (2, 150))
-    support = np.arange(7) / 6
-    cs = BatchMixtureCS(2, 0.05, SPEC, support=support)
-    lo, up = np.zeros((150, 2)), np.zeros((150, 2))
-    for t in range(150):
-        cs.update(np.searchsorted(support, xs[:, t]).astype(np.intp))
-        lo[t], up[t] = cs.lower, cs.upper
-    for r in range(2):
-        nlo, nup = naive_bounds(xs[r], 0.05, grid=101)
-        assert_matches_naive(lo[:, r], up[:, r], nlo, nup)
 
 
 # --------------------------------------------------------------------------------------------

@@ -580,6 +580,13 @@ static void init_row(const Spec *sp, double *row) {
 /* Python entry points                                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Release the buffers an entry point acquired (and its scratch). */
+static void release(Spec *sp, Py_buffer **bufs, int n) {
+    PyMem_RawFree(sp->scratch);
+    sp->scratch = NULL;
+    for (int i = 0; i < n; i++) PyBuffer_Release(bufs[i]);
+}
+
 static PyObject *py_layout(PyObject *self, PyObject *args) {
     Py_buffer ib;
     Spec sp = {0};
@@ -604,9 +611,7 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
         res = Py_None;
         Py_INCREF(res);
     }
-    PyBuffer_Release(&fb);
-    PyBuffer_Release(&ib);
-    PyBuffer_Release(&st);
+    release(&sp, (Py_buffer *[]){&fb, &ib, &st}, 3);
     return res;
 }
 
@@ -664,14 +669,7 @@ static PyObject *py_step(PyObject *self, PyObject *args) {
     res = Py_None;
     Py_INCREF(res);
 done:
-    PyMem_RawFree(sp.scratch);
-    PyBuffer_Release(&fb);
-    PyBuffer_Release(&ib);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&ix);
-    PyBuffer_Release(&ac);
-    PyBuffer_Release(&mv);
-    PyBuffer_Release(&se);
+    release(&sp, (Py_buffer *[]){&fb, &ib, &st, &ix, &ac, &mv, &se}, 7);
     return res;
 }
 
@@ -744,14 +742,7 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     res = Py_None;
     Py_INCREF(res);
 done:
-    PyMem_RawFree(sp.scratch);
-    PyBuffer_Release(&fb);
-    PyBuffer_Release(&ib);
-    PyBuffer_Release(&st);
-    PyBuffer_Release(&mb);
-    PyBuffer_Release(&hb);
-    PyBuffer_Release(&cb);
-    PyBuffer_Release(&se);
+    release(&sp, (Py_buffer *[]){&fb, &ib, &st, &mb, &hb, &cb, &se}, 7);
     return res;
 }
 
