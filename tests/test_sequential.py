@@ -248,12 +248,11 @@ def _mc_case(kind: str, mu: float) -> tuple[np.ndarray, np.ndarray]:
 MC_CASES = [
     (k, mu) for k in ("bernoulli", "panel", "adversarial") for mu in (0.001, 0.01, 0.5, 0.99)
 ]
-MC_FAST = {("bernoulli", 0.01), ("panel", 0.5), ("adversarial", 0.001), ("adversarial", 0.99)}
 
 
 @pytest.mark.parametrize(
     ("kind", "mu"),
-    [pytest.param(k, m, marks=() if (k, m) in MC_FAST else pytest.mark.slow) for k, m in MC_CASES],
+    MC_CASES,  # every case in CI since the compiled kernel (under a second each)
 )
 def test_time_uniform_crossing_at_true_mean(kind: str, mu: float) -> None:
     sup_up, sup_lo = _mc_case(kind, mu)
@@ -877,16 +876,11 @@ BOUNDARY = [
     for panel in (False, True)
     for rho in (0.0, 0.5)
 ]
-BOUNDARY_FAST = {
-    ("corners", 0.15, True, 0.5),
-    ("hybrid", 0.5, False, 0.5),
-    ("hybrid", 0.15, True, 0.0),
-}
 
 
 @pytest.mark.parametrize(
     ("construction", "p_h", "panel", "rho"),
-    [pytest.param(*c, marks=() if c in BOUNDARY_FAST else pytest.mark.slow) for c in BOUNDARY],
+    BOUNDARY,  # every case in CI since the compiled kernel
 )
 def test_boundary_null_error_rate(construction: str, p_h: float, panel: bool, rho: float) -> None:
     reps = 1000
