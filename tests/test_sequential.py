@@ -837,6 +837,26 @@ def test_empty_region_freezes_interval() -> None:
     assert tr.h_interval == frozen and tr.region_empty
 
 
+@pytest.mark.parametrize("construction", ["corners", "hybrid"])
+def test_batch_empty_region_freezes_like_the_scalar(construction: str) -> None:
+    """The compiled engine's freeze on a crossing path (fed past its verdicts, root by root): the
+    same frozen interval and flag as the scalar tracker at every root."""
+    xs = [1.0] * 30 + [0.0] * 200
+    m_idx = np.array([xs], dtype=float).astype(np.int64)  # model support {0, 1}
+    h_idx = np.ones_like(m_idx)  # human 0.5 throughout
+    scalar = HTracker(construction, 0.2, None, 0.3)
+    batch = BatchHTracker(1, construction, 0.2, None, 0.3, [0.0, 1.0], [0.0, 0.5, 1.0])
+    frozen_at = None
+    for t, x in enumerate(xs):
+        scalar.update(x, 0.5)
+        batch.update(m_idx[:, t], h_idx[:, t])
+        assert bool(batch.region_empty[0]) == scalar.region_empty
+        assert np.allclose([batch.h_lo[0], batch.h_hi[0]], scalar.h_interval, atol=1e-11)
+        if scalar.region_empty and frozen_at is None:
+            frozen_at = t
+    assert frozen_at is not None and frozen_at < len(xs) - 1  # it crossed, then kept going
+
+
 def _boundary_null_rate(
     construction: str, p_h: float, panel: bool, rho: float, reps: int, cap: int, shift: float = 0.0
 ) -> tuple[int, int]:
