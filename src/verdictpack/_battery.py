@@ -59,6 +59,7 @@ from verdictpack._operating import (
     Job,
     RouteDesign,
     ScenarioOC,
+    kernel_threads,
     merge_blocks,
     run_cells,
     summarize,
@@ -334,13 +335,14 @@ class BlockTask:
     generators: tuple[np.random.Generator, ...]
 
 
-def run_block_task(task: BlockTask) -> tuple[int, tuple[BlockOutcome, ...]]:
-    """Run one task (the worker entry point); returns its block index with the outcomes."""
+def run_block_task(task: BlockTask, threads: int = 1) -> tuple[int, tuple[BlockOutcome, ...]]:
+    """Run one task (the worker entry point); returns its block index with the outcomes.
+    ``threads`` spreads the task's replicates over threads (never changes a number)."""
     cells = [
         Cell(task.design, sc, n, rng)
         for sc, n, rng in zip(task.scenarios, task.sizes, task.generators, strict=True)
     ]
-    return task.index, tuple(run_cells(cells))
+    return task.index, tuple(run_cells(cells, threads=threads))
 
 
 def battery_tasks(
@@ -410,9 +412,11 @@ def _collect(results: Outcomes, item: tuple[int, tuple[BlockOutcome, ...]]) -> N
 
 
 def _run_in_process(tasks: Sequence[BlockTask], tick: Callable[[], None]) -> Outcomes:
+    """One process: the tasks in turn, each spread over the CPUs this process may use."""
+    threads = kernel_threads()
     out: Outcomes = [() for _ in tasks]
     for task in tasks:
-        _collect(out, run_block_task(task))
+        _collect(out, run_block_task(task, threads))
         tick()
     return out
 
