@@ -13,17 +13,18 @@
  *     C += (s*lambda/u)^2 per observation);
  *   - the move test sum_k P0_k * Q_k >= 1 (E_t(b) >= c: the bound must move) costs one multiply
  *     per bet; every `every` observations W += log Q (the fold) keeps Q in range;
- *   - a search runs the fast path (second-order Taylor start from the state, exact evaluations
- *     from the counts with a log-space Newton step each, until Newton's error estimate is below
- *     `fast_err`; the bound moves outward by `outward` + 2 * estimate and is intersected with
- *     the previous bound), and otherwise the safeguarded E-space Newton from the conservative
+ *   - a search runs the fast path (second-order Taylor start from the linear terms, exact
+ *     evaluations from the counts with a log-space Newton step each, until Newton's error
+ *     estimate is below `fast_err`; the bound moves outward by `outward` + 2 * estimate and is
+ *     intersected with the previous bound), and otherwise the safeguarded E-space Newton from the conservative
  *     side with bisection on its bracket (_sequential._advance_newton);
  *   - tracker rows (mode 1 = corners, 2 = hybrid) also keep the h-interval, the empty flag and
  *     the roots consumed; classify() is _sequential.classify on codes.
  *
  * Replicates never interact, so a row's numbers do not depend on which rows share the array or
- * the call (the battery's blocks and workers cannot change them). Compiled with
- * -ffp-contract=off: no fused multiply-adds, the same rounding on every architecture.
+ * the call (the battery's blocks, workers and threads cannot change them). Compiled with
+ * -ffp-contract=off: no fused multiply-adds, the same rounding on every architecture; the logs
+ * of the exact evaluations are this file's own (vlog), exp, asin and sqrt the C library's.
  *
  * The layout of a row and of the two spec arrays is fixed here and read by Python through
  * layout(); nothing else in Python hard-codes an offset.
@@ -32,8 +33,8 @@
  *                    lambda[K], log w[K], log c[ns], values[vt]
  *   ispec (int64):   ns, K, vt, nh, mode, every, fast_iter, newton_max_iter, bisect_iter,
  *                    voff[ns + 1], dflat[nm * nh] (hybrid: D index of (model i, human j))
- *   row (float64):   b[S] | phi(b)[S] | W[S*K] | Q[S*K] | P0[S*K] | G[S*K] | C[S*K] | folds[S] | t[ns] |
- *                    counts[vt] | h_lo, h_hi, empty, roots          (S = 2 * ns)
+ *   row (float64):   b[S] | phi(b)[S] | W[S*K] | Q[S*K] | P0[S*K] | G[S*K] | C[S*K] |
+ *                    folds[S] | t[ns] | counts[vt] | h_lo, h_hi, empty, roots   (S = 2 * ns)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -100,7 +101,8 @@ static int layout_from(Spec *sp, const int64_t *iv, Py_ssize_t ni) {
     sp->nm = (int)(sp->voff[1] - sp->voff[0]);
     sp->max_nv = 0;
     for (int j = 0; j < sp->ns; j++)
-        if (sp->voff[j + 1] - sp->voff[j] > sp->max_nv) sp->max_nv = (int)(sp->voff[j + 1] - sp->voff[j]);
+        if (sp->voff[j + 1] - sp->voff[j] > sp->max_nv)
+            sp->max_nv = (int)(sp->voff[j + 1] - sp->voff[j]);
     sp->scratch = NULL;
     sp->dflat = NULL;
     if (sp->mode == 2) {
@@ -594,9 +596,10 @@ static PyObject *py_layout(PyObject *self, PyObject *args) {
     int rc = layout_from(&sp, (const int64_t *)ib.buf, ib.len / (Py_ssize_t)sizeof(int64_t));
     PyBuffer_Release(&ib);
     if (rc < 0) return NULL;
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "b", sp.o_b, "phi", sp.o_phi, "w",
-                         sp.o_w, "q", sp.o_q, "p", sp.o_p, "g", sp.o_g, "c", sp.o_c, "folds",
-                         sp.o_f, "t", sp.o_t, "counts", sp.o_n, "h", sp.o_h, "stride", sp.stride);
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "b", sp.o_b,
+                         "phi", sp.o_phi, "w", sp.o_w, "q", sp.o_q, "p", sp.o_p, "g", sp.o_g,
+                         "c", sp.o_c, "folds", sp.o_f, "t", sp.o_t, "counts", sp.o_n, "h", sp.o_h,
+                         "stride", sp.stride);
 }
 
 static PyObject *py_init(PyObject *self, PyObject *args) {
