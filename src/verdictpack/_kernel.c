@@ -16,8 +16,8 @@
  *   - a search runs the fast path (second-order Taylor start from the linear terms, exact
  *     evaluations from the counts with a log-space Newton step each, until Newton's error
  *     estimate is below `fast_err`; the bound moves outward by `outward` + 2 * estimate and is
- *     intersected with the previous bound), and otherwise the safeguarded E-space Newton from the conservative
- *     side with bisection on its bracket (_sequential._advance_newton);
+ *     intersected with the previous bound), and otherwise the safeguarded E-space Newton from
+ *     the conservative side with bisection on its bracket (_sequential._advance_newton);
  *   - tracker rows (mode 1 = corners, 2 = hybrid) also keep the h-interval, the empty flag and
  *     the roots consumed; classify() is _sequential.classify on codes.
  *
