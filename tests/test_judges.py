@@ -19,6 +19,7 @@ from scipy.stats import multivariate_normal
 
 from verdictpack import _judges as jm
 from verdictpack._errors import InputError
+from verdictpack._evidence import SimulatedPanelSource
 from verdictpack._judges import (
     SCENARIO_NAMES,
     JudgeSheet,
@@ -31,13 +32,13 @@ from verdictpack._judges import (
     reachable_h_range,
     simulate_choices,
     simulate_panel,
-    simulate_root_detail,
     solve_effect_scale,
     stream_moments,
     touches_per_root,
     true_rates,
 )
 from verdictpack._rng import stream
+from verdictpack._stimuli import Root
 
 Z4 = 4.0  # tolerance in Monte Carlo standard errors
 
@@ -637,13 +638,16 @@ def test_simulate_panel_shapes_and_determinism() -> None:
 def test_detail_and_choices_are_the_same_draws() -> None:
     panel, scenario = three_panel(), TruthScenario("t", effect_scale=1.0, stream_correlation=0.4)
     for seed in range(5):
-        detail = simulate_root_detail(panel, scenario, 0.5, 2, stream(seed, "judges/detail"))
+        source = SimulatedPanelSource(panel, scenario, 0.5, 2, stream(seed, "judges/detail"), 1)
+        detail = source.judge(Root("r0", 0, "tmpl", "family", "source", "treatment", "null"))
         m, h = simulate_panel(panel, scenario, 0.5, 2, 1, 1, stream(seed, "judges/detail"))
-        assert detail.model_count == int(m[0, 0]) and detail.human_count == int(h[0, 0])
+        model_count = round(detail.model_value * detail.model_touches)
+        human_count = sum(detail.human_choices)
+        assert model_count == int(m[0, 0]) and human_count == int(h[0, 0])
         assert detail.judges == ("alpha", "beta", "gamma")
         assert detail.orders == ("treatment_first", "treatment_second")
         assert len(detail.model_choices) == 3 and len(detail.human_choices) == 2
-        assert detail.model_count == sum(sum(pair) for pair in detail.model_choices)
+        assert model_count == sum(sum(pair) for pair in detail.model_choices)
     model, human = simulate_choices(panel, scenario, 0.5, 2, 500, stream(3, "judges/ch"))
     m, h = simulate_panel(panel, scenario, 0.5, 2, 500, 1, stream(3, "judges/ch"))
     np.testing.assert_array_equal(model.sum(axis=(1, 2)), m[0])

@@ -59,11 +59,11 @@ from verdictpack._operating import (
     Job,
     RouteDesign,
     ScenarioOC,
-    kernel_threads,
     merge_blocks,
     run_cells,
     summarize,
 )
+from verdictpack._parallel import usable_cpus
 from verdictpack._provenance import Provenance, provenance
 from verdictpack._rng import block_streams
 from verdictpack._stats import two_proportion_n
@@ -413,7 +413,7 @@ def _collect(results: Outcomes, item: tuple[int, tuple[BlockOutcome, ...]]) -> N
 
 def _run_in_process(tasks: Sequence[BlockTask], tick: Callable[[], None]) -> Outcomes:
     """One process: the tasks in turn, each spread over the CPUs this process may use."""
-    threads = kernel_threads()
+    threads = usable_cpus()
     out: Outcomes = [() for _ in tasks]
     for task in tasks:
         _collect(out, run_block_task(task, threads))

@@ -71,7 +71,8 @@ from verdictpack._judges import (
     true_rates,
 )
 from verdictpack._layer import Layer, RunOptions
-from verdictpack._operating import Job, RouteDesign, ScenarioOC, kernel_threads, simulate_scenarios
+from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack._parallel import usable_cpus
 from verdictpack._provenance import Provenance, provenance
 from verdictpack._results import Figure, exact
 from verdictpack._rng import stream
@@ -525,6 +526,31 @@ def run_engine(
     sequential = build_sequential(config.sequential)
     panel = build_panel(config.panel)
     seed = config.seed
+    # 1. stimulus factory
+    family_templates = templates_for(config.stimuli.family)
+    if config.stimuli.templates is not None:
+        family_templates = tuple(t for t in family_templates if t.name in config.stimuli.templates)
+    g = config.stimuli.gates
+    gates = standard_gates(
+        family_templates,
+        length_tolerance=g.length_tolerance,
+        length_target=g.length_target,
+        content_threshold=g.content_threshold,
+        fragment_threshold=g.fragment_threshold,
+        max_diff_tokens=g.max_diff_tokens,
+    )
+    d = config.stimuli.defect_rates
+    factory = run_factory(
+        config.stimuli.candidates,
+        family_templates,
+        gates,
+        stream(seed, "engine/stimuli"),
+        DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
+    )
+    sc = config.stimuli.spot_check
+    spot = size_gate_spot_check(
+        sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
+    )
     # 2. instrument validation
     a = config.human.audit
     audit_sim = simulate_reader_audit(
@@ -554,36 +580,6 @@ def run_engine(
     )
     design = route_design(
         construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
-    )
-    # the operating characteristics (power report, confound arms) need only the design; the
-    # kernel spreads their replicates over the CPUs (the numbers do not depend on it)
-    threads = kernel_threads()
-    power = _power(config, design, panel, construct, threads)
-    arms = _confound_arms(config, design, construct, threads)
-    # 1. stimulus factory (steps 2 and 3 above: the design comes first)
-    family_templates = templates_for(config.stimuli.family)
-    if config.stimuli.templates is not None:
-        family_templates = tuple(t for t in family_templates if t.name in config.stimuli.templates)
-    g = config.stimuli.gates
-    gates = standard_gates(
-        family_templates,
-        length_tolerance=g.length_tolerance,
-        length_target=g.length_target,
-        content_threshold=g.content_threshold,
-        fragment_threshold=g.fragment_threshold,
-        max_diff_tokens=g.max_diff_tokens,
-    )
-    d = config.stimuli.defect_rates
-    factory = run_factory(
-        config.stimuli.candidates,
-        family_templates,
-        gates,
-        stream(seed, "engine/stimuli"),
-        DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
-    )
-    sc = config.stimuli.spot_check
-    spot = size_gate_spot_check(
-        sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
     )
     # 4. the sequential run
     scenario = _scenario(config, panel, construct)
@@ -646,6 +642,10 @@ def run_engine(
     human_touches = sum(ev.human_touches for ev in seen)
     stream_checks = _stream_checks(seen, mu_m, mu_h)
     costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches, human_touches)
+    # the operating characteristics: the kernel spreads their replicates over the CPUs
+    threads = usable_cpus()
+    power = _power(config, design, panel, construct, threads)
+    arms = _confound_arms(config, design, construct, threads)
     return EngineResult(
         kind="engine",
         construct=construct,

@@ -97,7 +97,6 @@ __all__ = [
     "SCENARIO_NAMES",
     "JudgeSheet",
     "Panel",
-    "RootDetail",
     "StreamMoments",
     "TruthScenario",
     "above_threshold",
@@ -113,7 +112,6 @@ __all__ = [
     "scenario_panel",
     "simulate_choices",
     "simulate_panel",
-    "simulate_root_detail",
     "solve_effect_scale",
     "stream_moments",
     "touches_per_root",
@@ -527,9 +525,6 @@ def _reachable(
     grid = np.unique(np.concatenate([np.linspace(0.0, s_max, _GRID_POINTS), breaks]))
     values = _h_of_scale(panel, human_phi, grid)
 
-    def g(s: float) -> float:
-        return float(_h_of_scale(panel, human_phi, np.array([s]))[0])
-
     def refine(index: int, sign: float) -> tuple[float, float]:
         # zoom on the grid neighbours of the extreme: each round evaluates _ZOOM_POINTS scales
         # at once and keeps the two cells around the best, shrinking the bracket 32-fold
@@ -912,36 +907,3 @@ def simulate_choices(
         model_out[start:stop] = model.transpose(2, 0, 1)
         human_out[start:stop] = human.T
     return model_out, human_out
-
-
-@dataclass(frozen=True)
-class RootDetail:
-    """Every judgment on one root, for the evidence trail (1 = prefers the treatment item)."""
-
-    judges: tuple[str, ...]
-    orders: tuple[str, str]
-    model_choices: tuple[tuple[int, int], ...]  # [judge][order], orders as in ``orders``
-    human_choices: tuple[int, ...]
-    model_count: int
-    human_count: int
-
-
-def simulate_root_detail(
-    panel: Panel,
-    scenario: TruthScenario,
-    human_rate: float,
-    n_h: int,
-    rng: np.random.Generator,
-) -> RootDetail:
-    """One root, judgment by judgment; the same draws as ``simulate_panel(..., 1, 1, rng)``."""
-    model, human = simulate_choices(panel, scenario, human_rate, n_h, 1, rng)
-    pairs = tuple((int(row[0]), int(row[1])) for row in model[0])
-    humans = tuple(int(v) for v in human[0])
-    return RootDetail(
-        judges=panel.names,
-        orders=ORDER_LABELS,
-        model_choices=pairs,
-        human_choices=humans,
-        model_count=sum(a + b for a, b in pairs),
-        human_count=sum(humans),
-    )

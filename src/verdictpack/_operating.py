@@ -51,7 +51,6 @@ __all__ = [
     "RouteDesign",
     "RouteOC",
     "ScenarioOC",
-    "kernel_threads",
     "merge_blocks",
     "run_block",
     "run_cells",
@@ -130,18 +129,6 @@ class Cell:
     scenario: TruthScenario
     n_replicates: int
     rng: np.random.Generator
-
-
-def kernel_threads() -> int:
-    """Threads for the kernel's runs in one process: the CPUs this process may use (at most 8).
-    A how, never a what: the numbers do not depend on it."""
-    import os
-
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        n = os.cpu_count() or 1
-    return max(1, min(8, n))
 
 
 def run_block(

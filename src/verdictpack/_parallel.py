@@ -11,10 +11,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-__all__ = ["map_in_threads"]
+__all__ = ["map_in_threads", "usable_cpus"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may use (at most 8): how many threads the kernel's runs get."""
+    import os
+
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(8, n))
 
 
 def map_in_threads(fn: Callable[[T], R], items: Sequence[T], threads: int) -> list[R]:

@@ -123,7 +123,7 @@ import enum
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -162,7 +162,6 @@ _BISECT_ITER = 200  # bisection stops earlier once the bracket no longer shrinks
 _OUTWARD = 1e-12  # outward margin applied to every moved bound
 _FAST_ERR = 1e-12  # log-space Newton stops once its error estimate is below this
 _FAST_ITER = 6  # then the safeguarded E-space Newton takes over
-_BLOCK_ELEMENTS = 32768  # (K, V, rows) temporaries per block in exact evaluations
 _REGION_TOL = 1e-12  # tolerance of the region tests in hybrid_h_interval (conservative side)
 _PY_MAX_VALUES = 24  # scalar streams evaluate in pure Python up to this many distinct values
 _REBASE_EVERY = 32  # batch: fold the pending products into the log-wealth this often (steps)
@@ -317,7 +316,7 @@ def _resolve_spec(spec: MixtureSpec | None) -> MixtureSpec:
 
 
 # --------------------------------------------------------------------------------------------
-# Kernels shared by the scalar and the batch constructions
+# numpy kernels: the scalar classes' fallbacks and the batch classes' e-values
 # --------------------------------------------------------------------------------------------
 
 
@@ -329,28 +328,6 @@ def _state_at(values: FloatArray, counts: FloatArray, m: FloatArray, slam: Float
     last, so that every reduction runs over a leading axis (fast in numpy).
     """
     out = np.empty((3, slam.shape[0], m.size))
-    _state_into(values, counts, m, slam, out)
-    return out
-
-
-def _state_into(
-    values: FloatArray, counts: FloatArray, m: FloatArray, slam: FloatArray, out: Any
-) -> None:
-    """:func:`_state_at` written into ``out`` (3, K, Rm), in blocks of rows whose (K, V, rows)
-    temporaries stay in cache (the work is memory-bound)."""
-    k, rows = slam.shape
-    block = max(64, _BLOCK_ELEMENTS // (k * values.size))
-    if rows <= block:
-        _state_block(values, counts, m, slam, out)
-        return
-    for i in range(0, rows, block):
-        j = min(i + block, rows)
-        _state_block(values, counts[:, i:j], m[i:j], slam[:, i:j], out[:, :, i:j])
-
-
-def _state_block(
-    values: FloatArray, counts: FloatArray, m: FloatArray, slam: FloatArray, out: Any
-) -> None:
     sl = slam[:, None, :]
     u = sl * (values[:, None] - m[None, :])[None, :, :]
     u += 1.0
@@ -359,6 +336,7 @@ def _state_block(
     np.einsum("kvr,vr->kr", q, counts, out=out[1])
     q *= q
     np.einsum("kvr,vr->kr", q, counts, out=out[2])
+    return out
 
 
 def _log_e_rows(
@@ -496,7 +474,8 @@ def _derivs_py(
 
 
 def _taylor_start_py(h: float, d1: float, d2: float) -> float:
-    """:func:`_taylor_start` for one row."""
+    """Root of the second-order Taylor model h + d1·s + d2·s²/2 nearest 0 (Newton's step where
+    the quadratic has no real root)."""
     disc = d1 * d1 - 2.0 * d2 * h
     if d1 == 0.0:
         return 0.0
@@ -1318,10 +1297,17 @@ def _stream_alphas(
     return _check_alpha(pair[0], "hybrid_alphas[0]"), _check_alpha(pair[1], "hybrid_alphas[1]")
 
 
-class _TrackerSettings:
-    """What both trackers share: the construction, its alphas, the threshold and the provable
-    error per side of the h-interval (2·a_MH for the corners, 4·a_MH + a_D for the hybrid)."""
+_CS = TypeVar("_CS", "MixtureCS", "BatchMixtureCS")
 
+
+class _TrackerSettings(Generic[_CS]):
+    """What both trackers share: the construction, its alphas, the threshold, the provable
+    error per side of the h-interval (2·a_MH for the corners, 4·a_MH + a_D for the hybrid) and
+    the stream confidence sequences (scalar or batch)."""
+
+    _model: _CS
+    _human: _CS
+    _diff: _CS | None
     _construction: Construction
     _alpha: float
     _threshold: float
@@ -1362,8 +1348,21 @@ class _TrackerSettings:
         """Provable probability that h_lo > h (or h_hi < h) ever happens (union of tails)."""
         return self._error_per_side
 
+    @property
+    def model(self) -> _CS:
+        return self._model
 
-class HTracker(_TrackerSettings):
+    @property
+    def human(self) -> _CS:
+        return self._human
+
+    @property
+    def diff(self) -> _CS | None:
+        """The [0, 1]-scale CS on (D + 1)/2 (hybrid only)."""
+        return self._diff
+
+
+class HTracker(_TrackerSettings[MixtureCS]):
     """Scalar tracker of one construct: model and human streams (and D for the hybrid).
 
     ``update(m, h)`` consumes one root: ``m`` always feeds the model stream; when ``h`` is given
@@ -1401,19 +1400,6 @@ class HTracker(_TrackerSettings):
     @property
     def n_roots(self) -> int:
         return self._n
-
-    @property
-    def model(self) -> MixtureCS:
-        return self._model
-
-    @property
-    def human(self) -> MixtureCS:
-        return self._human
-
-    @property
-    def diff(self) -> MixtureCS | None:
-        """The [0, 1]-scale CS on (D + 1)/2 (hybrid only)."""
-        return self._diff
 
     @property
     def model_bounds(self) -> tuple[float, float]:
@@ -1491,7 +1477,7 @@ class HTracker(_TrackerSettings):
         return out
 
 
-class BatchHTracker(_TrackerSettings):
+class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
     """R replicates of :class:`HTracker` over fixed supports (same numbers, vectorised).
 
     ``model_support`` and ``human_support`` are the sorted values M_i and H_i can take; the D
@@ -1540,25 +1526,13 @@ class BatchHTracker(_TrackerSettings):
         )
         self._model = BatchMixtureCS._view(self._bank, 0, a_mh, self._spec)
         self._human = BatchMixtureCS._view(self._bank, 1, a_mh, self._spec)
-        self._diff: BatchMixtureCS | None = None
+        self._diff = None
         if a_d is not None:
             self._diff = BatchMixtureCS._view(self._bank, 2, a_d, self._spec)
 
     @property
     def n_replicates(self) -> int:
         return self._r
-
-    @property
-    def model(self) -> BatchMixtureCS:
-        return self._model
-
-    @property
-    def human(self) -> BatchMixtureCS:
-        return self._human
-
-    @property
-    def diff(self) -> BatchMixtureCS | None:
-        return self._diff
 
     @property
     def n_roots(self) -> NDArray[np.int64]:

@@ -37,7 +37,8 @@ from verdictpack._design import (
 )
 from verdictpack._judges import JudgeSheet, Panel, TruthScenario
 from verdictpack._layer import Layer, RunOptions, report_and_results
-from verdictpack._operating import Job, RouteDesign, ScenarioOC, kernel_threads, simulate_scenarios
+from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack._parallel import usable_cpus
 from verdictpack._provenance import Provenance, provenance
 from verdictpack._results import Figure, exact
 from verdictpack._stats import binomial_sample_size, two_proportion_n
@@ -242,7 +243,7 @@ def run_verdict(
         for i, sc in enumerate(config.scenarios)
     ]
     scenarios = simulate_scenarios(
-        jobs, config.seed, config.replicates, BLOCK_SIZE, threads=kernel_threads()
+        jobs, config.seed, config.replicates, BLOCK_SIZE, threads=usable_cpus()
     )
     return VerdictResult(
         kind="verdict",
