@@ -26,7 +26,12 @@ def test_report_to_stdout(capsys) -> None:
 def test_out_writes_report_results_and_provenance(tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert main([str(SIZING), "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["provenance.json", "report.md", "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".verdictpack-output.json",
+        "provenance.json",
+        "report.md",
+        "results.json",
+    ]
     results = json.loads((out / "results.json").read_text())
     assert results["kind"] == "sizing"
     prov = json.loads((out / "provenance.json").read_text())
@@ -93,8 +98,13 @@ def test_non_empty_out_refused_unless_force(tmp_path, capsys) -> None:
     assert main([str(SIZING), "--out", str(out)]) == 2
     assert "--force" in capsys.readouterr().err
     assert (out / "keep.txt").read_text() == "mine"
-    assert main([str(SIZING), "--out", str(out), "--force"]) == 0
-    assert not (out / "keep.txt").exists()
+    # a folder verdictpack did not write is refused even with --force (tests/test_output.py)
+    assert main([str(SIZING), "--out", str(out), "--force"]) == 2
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    (out / "keep.txt").unlink()
+    assert main([str(SIZING), "--out", str(out)]) == 0  # an empty folder is fine
+    assert main([str(SIZING), "--out", str(out)]) == 2  # now it holds an earlier run
+    assert main([str(SIZING), "--out", str(out), "--force"]) == 0  # which --force replaces
     assert (out / "report.md").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 

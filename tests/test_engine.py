@@ -46,7 +46,7 @@ def run(tmp_path_factory) -> Path:
 
 
 def test_all_outputs_written(run: Path) -> None:
-    assert {p.name for p in run.iterdir()} == OUTPUTS
+    assert {p.name for p in run.iterdir()} == OUTPUTS | {".verdictpack-output.json"}
 
 
 def test_two_runs_byte_identical_apart_from_wall_clock(run: Path, tmp_path: Path) -> None:
