@@ -3,7 +3,11 @@
 A config is one JSON file. Loading it goes through three steps, and every defect of every step is
 collected before anything is refused, so the user sees the complete list at once:
 
-1. the file itself (missing, a folder, unreadable, not UTF-8, not JSON, not an object);
+1. the file itself (missing, a folder, a FIFO or device, unreadable, too large, not UTF-8, not
+   JSON, not an object), decoded strictly: a duplicated key, NaN / Infinity, an integer beyond
+   2^53 - 1, a number beyond a float's range, a lone surrogate or nesting deeper than MAX_DEPTH
+   is refused at its JSON path and line (``json.loads`` would silently keep the last key, accept
+   NaN, or crash); ``-0.0`` reads as ``0.0``;
 2. the schema of its ``kind`` (pydantic, strict types, unknown keys refused);
 3. cross-field rules that a schema cannot express (``e_boundary`` equal to
    ``1/per_tail_alpha``, an extension minimum not above the registered threshold, ...). These
@@ -14,11 +18,16 @@ Each defect names the file, the JSON path, the value received and what was expec
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
+import os
+import re
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from dataclasses import field as _field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 
@@ -36,6 +45,7 @@ __all__ = [
     "StrictModel",
     "compile_construct",
     "construct_rules",
+    "decode_config",
     "json_path",
     "load_source",
     "parse_config",
@@ -49,9 +59,10 @@ __all__ = [
 
 
 class StrictModel(BaseModel):
-    """Base of every config model: strict types, unknown keys refused, immutable."""
+    """Base of every config model: strict types, unknown keys refused, immutable, and no NaN or
+    infinity in any float (the loader refuses them in a file; this refuses them from the API)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 Probability = Annotated[float, Field(gt=0.0, lt=1.0, description="a probability in (0, 1)")]
@@ -320,48 +331,340 @@ def unique_names(list_key: str, what: str, field: str = "name") -> CrossRule:
 # ----------------------------------------------------------------------------------------------
 
 
+# The loader's bounds. No config nests deeper than 6 levels, and no integer beyond 2^53 - 1 can
+# be hashed: RFC 8785, the canonical form in provenance, represents none exactly (the kinds'
+# seeds are documented below 2^63, and such a seed crashed the provenance step). Anything past
+# these bounds is refused by name before any work is done.
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_INTEGER = 2**53 - 1
+_MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
+
+
 @dataclass(frozen=True)
 class ConfigSource:
-    """The bytes of the one config verdictpack reads, and how to name it in messages."""
+    """The bytes of the one config verdictpack reads, and how to name it in messages.
+
+    ``json()`` is the strictly decoded value (see :func:`decode_config`), decoded once and
+    handed out as a fresh copy, so every consumer (the schema, the cross rules, the canonical
+    hash of provenance) sees the same normalised value.
+    """
 
     display: str
     name: str
     data: bytes
+    _value: Any = _field(default=MISSING, repr=False, compare=False)
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
     def json(self) -> Any:
-        return json.loads(self.data.decode("utf-8"))
+        if self._value is MISSING:
+            object.__setattr__(self, "_value", decode_config(self.data, self.display))
+        return copy.deepcopy(self._value)
 
 
-def load_source(path: str | Path) -> ConfigSource:
-    """Read exactly the path given (never a same-named file elsewhere)."""
-    p = Path(path)
-    display = str(path)
+class _Raw:
+    """A received token shown as written in the file (``NaN``, not ``"NaN"`` or ``nan``)."""
 
-    def refuse(expected: str, received: Any = MISSING) -> ConfigError:
-        return ConfigError([Defect(display, "$", received, expected)])
+    def __init__(self, text: str) -> None:
+        self.text = text if len(text) <= 80 else text[:77] + "..."
 
-    if not p.exists():
-        raise refuse("an existing JSON config file (no such file)")
-    if p.is_dir():
-        raise refuse("a JSON config file, not a directory", "(a directory)")
+    def __repr__(self) -> str:
+        return self.text
+
+
+class _Refused(Exception):
+    """Raised by the decoder hooks (a backstop: the scanner reports these with their path)."""
+
+    def __init__(self, defect: Defect) -> None:
+        super().__init__(defect.message())
+        self.defect = defect
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_WORD = re.compile(r"true|false|null|NaN|-?Infinity")
+_NOT_JSON = "a finite JSON number (NaN, Infinity and -Infinity are not JSON)"
+
+
+def _where(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"line {line}, column {column}"
+
+
+def _integer_defect(token: str) -> str | None:
+    """What is wrong with an integer token, or None; never converts an overlong token."""
+    digits = len(token) - token.startswith("-")
+    if digits > _MAX_INTEGER_DIGITS or abs(int(token)) > MAX_INTEGER:
+        return (
+            f"an integer of magnitude at most {MAX_INTEGER} (2^53 - 1: the canonical JSON "
+            "hashed into provenance, RFC 8785, represents no larger integer exactly)"
+        )
+    return None
+
+
+def _scan(text: str) -> list[tuple[tuple[str | int, ...], Any, str, int]] | None:
+    """Walk the JSON text without recursion and report what a lenient parser would let through:
+    duplicate keys, NaN / Infinity, integers past every bound, numbers overflowing a float, lone
+    surrogates and nesting deeper than MAX_DEPTH, each as (path, received, expected, position).
+
+    Returns None when the text is not JSON at all (``json.loads`` then names the syntax error).
+    A nesting past MAX_DEPTH stops the scan: it is reported once, at the container that crosses
+    the bound.
+    """
+    found: list[tuple[tuple[str | int, ...], Any, str, int]] = []
+    # each frame: [path, is_object, keys seen -> position of first occurrence, next index]
+    stack: list[list[Any]] = []
+    path: tuple[str | int, ...] = ()
+    state = "value"
+    end = len(text)
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    for _ in range(end + 2):  # every pass consumes at least one character or ends the scan
+        if state == "value":
+            if pos >= end:
+                return None
+            char = text[pos]
+            if char in "[{":
+                if len(stack) >= MAX_DEPTH:
+                    found.append(
+                        (
+                            path,
+                            _Raw(f"a nesting deeper than {MAX_DEPTH} levels"),
+                            f"at most {MAX_DEPTH} levels of nested arrays and objects (no config "
+                            f"needs more than 6; {_where(text, pos)})",
+                            pos,
+                        )
+                    )
+                    return found
+                stack.append([path, char == "{", {}, 0])
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if pos < end and text[pos] == ("}" if char == "{" else "]"):
+                    stack.pop()
+                    pos += 1
+                    state = "after"
+                elif char == "{":
+                    state = "key"
+                else:
+                    path = (*path, 0)
+                continue
+            if char == '"':
+                m = _STRING.match(text, pos)
+                if m is None:
+                    return None
+                token = m.group()
+                if "\\u" in token:
+                    try:
+                        json.loads(token).encode("utf-8")
+                    except UnicodeEncodeError:
+                        found.append(
+                            (
+                                path,
+                                _Raw(token),
+                                "a string of Unicode characters (a lone surrogate escape such "
+                                f"as \\ud800 encodes none; {_where(text, pos)})",
+                                pos,
+                            )
+                        )
+                pos = m.end()
+                state = "after"
+                continue
+            w = _WORD.match(text, pos)
+            if w is not None:
+                if w.group() not in ("true", "false", "null"):
+                    found.append(
+                        (path, _Raw(w.group()), f"{_NOT_JSON}; at {_where(text, pos)}", pos)
+                    )
+                pos = w.end()
+                state = "after"
+                continue
+            m = _NUMBER.match(text, pos)
+            if m is None:
+                return None
+            token = m.group()
+            if m.group(1) is None and m.group(2) is None:
+                problem = _integer_defect(token)
+            else:
+                problem = (
+                    None
+                    if math.isfinite(float(token))
+                    else "a number within the range of a 64-bit float (about 1.8e308)"
+                )
+            if problem is not None:
+                found.append((path, _Raw(token), f"{problem}; at {_where(text, pos)}", pos))
+            pos = m.end()
+            state = "after"
+        elif state == "key":
+            frame = stack[-1]
+            m = _STRING.match(text, pos)
+            if m is None:
+                return None
+            token = m.group()
+            key = json.loads(token) if "\\" in token else token[1:-1]
+            path = (*frame[0], key)
+            if key in frame[2]:
+                found.append(
+                    (
+                        path,
+                        key,
+                        "each key once per object (this key is repeated at "
+                        f"{_where(text, pos)}; first at {_where(text, frame[2][key])}; a "
+                        "parser would silently keep only one of them)",
+                        pos,
+                    )
+                )
+            else:
+                frame[2][key] = pos
+            pos = _WS.match(text, m.end()).end()  # type: ignore[union-attr]
+            if pos >= end or text[pos] != ":":
+                return None
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            state = "value"
+        else:  # after a value
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            if not stack:
+                return found if pos == end else None
+            frame = stack[-1]
+            char = text[pos] if pos < end else ""
+            if char == ",":
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if frame[1]:
+                    state = "key"
+                else:
+                    frame[3] += 1
+                    path = (*frame[0], frame[3])
+                    state = "value"
+            elif char == ("}" if frame[1] else "]"):
+                stack.pop()
+                path = frame[0]
+                pos += 1
+            else:
+                return None
+    return None  # pragma: no cover - the loop consumes input on every pass
+
+
+def decode_config(data: bytes, display: str) -> Any:
+    """Decode config bytes strictly; refuse, naming the JSON path (and line), anything that
+    ``json.loads`` would silently accept or choke on: duplicate keys (the last would win), NaN
+    and Infinity, integers past 2^53 - 1, numbers overflowing a float, lone surrogates, nesting
+    deeper than MAX_DEPTH (which would crash the parser). ``-0.0`` is read as ``0.0``, so one
+    canonical config gives one set of output bytes.
+    """
+
+    def refuse(expected: str, received: str) -> ConfigError:
+        return ConfigError([Defect(display, "$", _Raw(received), expected)])
+
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise refuse(f"a readable file ({exc.strerror})", "(unreadable)") from None
-    source = ConfigSource(display=display, name=p.name, data=data)
-    try:
-        source.json()
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise refuse("UTF-8 encoded JSON", "(undecodable bytes)") from None
+    found = _scan(text)
+    if found:
+        raise ConfigError(
+            [
+                Defect(display, json_path(loc), received, expected)
+                for loc, received, expected, _ in found
+            ]
+        )
+
+    # The hooks repeat the scanner's checks without a path: a backstop, should the two grammars
+    # ever disagree.
+    def parse_constant(token: str) -> Any:
+        raise _Refused(Defect(display, "$", _Raw(token), _NOT_JSON))
+
+    def parse_int(token: str) -> int:
+        problem = _integer_defect(token)
+        if problem is not None:
+            raise _Refused(Defect(display, "$", _Raw(token), problem))
+        return int(token)
+
+    def parse_float(token: str) -> float:
+        value = float(token)
+        if not math.isfinite(value):
+            raise _Refused(Defect(display, "$", _Raw(token), "a number within a float's range"))
+        return 0.0 if value == 0.0 else value  # -0.0 reads as 0.0
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise _Refused(Defect(display, "$", key, "each key once per object"))
+            out[key] = value
+        return out
+
+    try:
+        return json.loads(
+            text,
+            parse_constant=parse_constant,
+            parse_int=parse_int,
+            parse_float=parse_float,
+            object_pairs_hook=pairs,
+        )
+    except _Refused as exc:
+        raise ConfigError([exc.defect]) from None
+    except RecursionError:
+        raise refuse(f"at most {MAX_DEPTH} levels of nesting", "(nested too deeply)") from None
     except json.JSONDecodeError as exc:
         raise refuse(
             f"valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "(invalid JSON)"
         ) from None
-    return source
+
+
+_FILE_TYPES = (
+    (stat.S_ISFIFO, "(a FIFO)"),
+    (stat.S_ISSOCK, "(a socket)"),
+    (stat.S_ISCHR, "(a character device)"),
+    (stat.S_ISBLK, "(a block device)"),
+)
+
+
+def _file_type(mode: int) -> str:
+    return next((name for test, name in _FILE_TYPES if test(mode)), "(not a regular file)")
+
+
+def load_source(path: str | Path) -> ConfigSource:
+    """Read exactly the path given (never a same-named file elsewhere), strictly.
+
+    Only a regular file is opened (a FIFO or a device would block or never end), non-blocking,
+    and bounded in size; it is decoded here, so a malformed config is refused before any work.
+    """
+    p = Path(path)
+    display = str(path)
+
+    def refuse(expected: str, received: str | None = None) -> ConfigError:
+        shown = MISSING if received is None else _Raw(received)
+        return ConfigError([Defect(display, "$", shown, expected)])
+
+    try:
+        st = os.stat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        raise refuse("an existing JSON config file (no such file)") from None
+    except OSError as exc:
+        raise refuse(f"a readable file ({exc.strerror})", "(unreadable)") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise refuse("a JSON config file, not a directory", "(a directory)")
+    if not stat.S_ISREG(st.st_mode):
+        raise refuse("a regular JSON config file", _file_type(st.st_mode))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(p, flags)
+        with os.fdopen(fd, "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if not stat.S_ISREG(mode):  # replaced between the stat and the open
+                raise refuse("a regular JSON config file", _file_type(mode))
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise refuse(f"a readable file ({exc.strerror})", "(unreadable)") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise refuse(
+            f"a config of at most {MAX_CONFIG_BYTES // (1024 * 1024)} MiB", "(a larger file)"
+        )
+    return ConfigSource(
+        display=display, name=p.name, data=data, _value=decode_config(data, display)
+    )
 
 
 def json_path(loc: Iterable[str | int]) -> str:
