@@ -361,7 +361,11 @@ def _refused(write_config, capsys, tmp_path: Path, data: dict) -> str:
             "$.scenarios[5].name",
             "a label not used by scenario 0",
         ),
-        (lambda d: d.update(replicates=1_000_000, block_size=100_000), "$.block_size", "at most"),
+        (
+            lambda d: d["construct"]["thresholds"].update(h=0.001),
+            "$.construct.thresholds.h",
+            "a threshold the fixed-n route can reach within 1,000,000 roots",
+        ),
     ],
 )
 def test_refusals_name_their_path(write_config, capsys, tmp_path, edit, path, expected) -> None:

@@ -22,13 +22,23 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from verdictpack._compiler import Construct, CrossRule, StrictModel
+from verdictpack._compiler import (
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+)
 from verdictpack._errors import InputError
 from verdictpack._judges import JudgeSheet, Panel
+from verdictpack._refusals import Loc, expected_text, governing_loc
 from verdictpack._sequential import MAX_BETS, MixtureSpec
+from verdictpack._stats import two_proportion_n
 
 __all__ = [
     "DEFAULT_LAMBDAS",
+    "MAX_COST",
+    "MAX_ROOTS",
     "HumanSpec",
     "JudgeRow",
     "JudgeSheetSpec",
@@ -39,13 +49,23 @@ __all__ = [
     "SequentialSpec",
     "build_panel",
     "build_sequential",
+    "fixed_n_defect",
     "panel_rules",
+    "route_rules",
     "sequential_rules",
     "summarize_panel",
 ]
 
 DEFAULT_LAMBDAS = (0.05, 0.10, 0.20, 0.40, 0.80)
 NonEmptyText = Annotated[str, Field(min_length=1)]
+
+# The largest number of roots a design may plan: the cap of the sequential run and the fixed-n
+# route's closed-form size (a threshold so small that the fixed-n route needs more is refused).
+MAX_ROOTS = 1_000_000
+# The largest price of one judgment, reading or touch: with at most MAX_ROOTS roots, every cost
+# total, mean and Monte Carlo error stays a finite number far below the float range.
+MAX_COST = 1e9
+_COST_TEXT = f"at most {MAX_COST:.0e} (a bound that keeps every total finite)"
 
 
 class SequentialSpec(StrictModel):
@@ -63,7 +83,9 @@ class SequentialSpec(StrictModel):
     weights: list[Annotated[float, Field(gt=0.0)]] | None = Field(
         default=None, description="mixture weights summing to 1 (default: equal)"
     )
-    cap_roots: int = Field(ge=1, le=1_000_000, description="roots before INCONCLUSIVE")
+    cap_roots: int = Field(
+        ge=1, le=MAX_ROOTS, description=f"roots before INCONCLUSIVE, at most {MAX_ROOTS:,}"
+    )
 
 
 class JudgeSheetSpec(StrictModel):
@@ -75,7 +97,9 @@ class JudgeSheetSpec(StrictModel):
     )
     noise: float = Field(ge=0.0, le=1.0, description="attenuation toward chance")
     position_bias: float = Field(default=0.0, ge=0.0, lt=0.5, description="shift toward first")
-    cost_per_judgment: float = Field(ge=0.0, description="price of one judgment")
+    cost_per_judgment: float = Field(
+        ge=0.0, le=MAX_COST, description=f"price of one judgment, {_COST_TEXT}"
+    )
 
 
 class PanelSpec(StrictModel):
@@ -89,12 +113,19 @@ class PanelSpec(StrictModel):
 
 class HumanSpec(StrictModel):
     judgments_per_root: int = Field(ge=1, le=100)
-    cost_per_judgment: float = Field(ge=0.0)
+    cost_per_judgment: float = Field(
+        ge=0.0, le=MAX_COST, description=f"price of one human judgment, {_COST_TEXT}"
+    )
 
 
 class RoutesSpec(StrictModel):
     sprt_beta: float = Field(gt=0.0, lt=0.5, description="the SPRT's type-II error")
-    fixed_n_power: float = Field(gt=0.0, lt=1.0, description="power the fixed-n design targets")
+    fixed_n_power: float = Field(
+        gt=0.0,
+        lt=1.0,
+        description="power the fixed-n design targets; its closed-form size at the governing "
+        f"threshold may not exceed {MAX_ROOTS:,} roots (a smaller threshold is refused)",
+    )
 
 
 @dataclass(frozen=True)
@@ -197,10 +228,12 @@ def _panel_check(panel: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...],
     except Exception:  # the schema step reports malformed panels
         return
     names = [j.name for j in spec.judges]
+    seen: set[str] = set()
     for i, name in enumerate(names):
-        if name in names[:i]:
+        if name in seen:
             yield (("judges", i, "name"), name, "a judge name not used by another judge")
-    if len(set(names)) != len(names):
+        seen.add(name)
+    if len(seen) != len(names):
         return
     try:
         build_panel(spec)
@@ -236,6 +269,57 @@ def _sequential_check(seq: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ..
 
 def sequential_rules(at: tuple[str | int, ...] = ("sequential",)) -> list[CrossRule]:
     return [CrossRule(at=at, check=_sequential_check)]
+
+
+def fixed_n_defect(
+    construct: Construct, fixed_n_power: float
+) -> tuple[int | None, tuple[Loc, str] | None]:
+    """The fixed-n route's planned roots, or the field to refuse and why: a closed-form size
+    beyond MAX_ROOTS (or one the statistics cannot form) is refused at the governing threshold,
+    at ``construct.alpha`` when its normal quantile is not finite, at ``routes.fixed_n_power``
+    when the power is refused."""
+    h = construct.governing_threshold_h
+    alpha = 2 * construct.per_tail_alpha
+    what = "the fixed-n route's closed-form size"
+    try:
+        n = two_proportion_n(h, alpha, fixed_n_power, 1)
+    except InputError as exc:
+        if exc.parameter == "alpha":
+            return None, (("construct", "alpha"), expected_text(exc, what))
+        if exc.parameter == "power":
+            return None, (("routes", "fixed_n_power"), expected_text(exc, what))
+        n = MAX_ROOTS + 1
+        needs = "more than 2^53"
+    else:
+        needs = f"{n:,}"
+    if n > MAX_ROOTS:
+        return None, (
+            governing_loc(construct),
+            f"a threshold the fixed-n route can reach within {MAX_ROOTS:,} roots (the largest "
+            f"cap_roots): the governing h = {h:.6g} at per-side alpha {alpha:g} and power "
+            f"{fixed_n_power:g} needs n = {needs} roots by the closed form 2((z_a + z_b)/h)^2",
+        )
+    return n, None
+
+
+def _route_bounds(cfg: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
+    try:
+        construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
+        routes = RoutesSpec.model_validate(cfg.get("routes"))
+    except Exception:  # the schema and the construct rules report malformed blocks
+        return
+    _, defect = fixed_n_defect(construct, routes.fixed_n_power)
+    if defect is not None:
+        loc, expected = defect
+        cur: Any = cfg
+        for part in loc:
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        yield loc, cur, expected
+
+
+def route_rules() -> list[CrossRule]:
+    """The design bounds of the sequential kinds, checked before anything is computed."""
+    return [CrossRule(at=(), check=_route_bounds)]
 
 
 def governing_claim(construct: Construct) -> str:

@@ -25,6 +25,7 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
@@ -42,6 +43,7 @@ from verdictpack._compiler import (
     sequential_construct_rules,
 )
 from verdictpack._design import (
+    MAX_COST,
     HumanSpec,
     PanelSpec,
     PanelSummary,
@@ -50,6 +52,7 @@ from verdictpack._design import (
     build_panel,
     build_sequential,
     panel_rules,
+    route_rules,
     sequential_rules,
     summarize_panel,
 )
@@ -66,6 +69,7 @@ from verdictpack._judges import (
     SCENARIO_NAMES,
     Panel,
     TruthScenario,
+    judge_rates,
     make_scenario,
     scenario_panel,
     true_rates,
@@ -74,6 +78,7 @@ from verdictpack._layer import Layer, RunOptions
 from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 from verdictpack._parallel import usable_cpus
 from verdictpack._provenance import Provenance, provenance
+from verdictpack._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, governing_loc
 from verdictpack._results import Figure, exact
 from verdictpack._rng import stream
 from verdictpack._sequential import HTracker, Verdict, classify
@@ -102,7 +107,9 @@ class AuditSpec(StrictModel):
         gt=0.0, le=1.0, description="simulated readers' reconstruction rate (proof run)"
     )
     categories: int = Field(ge=2, le=10)
-    cost_per_reading: float = Field(ge=0.0)
+    cost_per_reading: float = Field(
+        ge=0.0, le=MAX_COST, description=f"price of one reading, at most {MAX_COST:.0e}"
+    )
 
 
 class BaselineSpec(StrictModel):
@@ -113,7 +120,9 @@ class BaselineSpec(StrictModel):
 
 class EngineHumanSpec(StrictModel):
     judgments_per_root: int = Field(ge=1, le=100)
-    cost_per_judgment: float = Field(ge=0.0)
+    cost_per_judgment: float = Field(
+        ge=0.0, le=MAX_COST, description=f"price of one human judgment, at most {MAX_COST:.0e}"
+    )
     audit: AuditSpec
     baseline: BaselineSpec
 
@@ -134,10 +143,22 @@ class DefectRatesSpec(StrictModel):
 
 
 class SpotCheckSpec(StrictModel):
-    error_rate: float = Field(gt=0.0, lt=1.0)
+    error_rate: float = Field(
+        gt=0.0,
+        lt=1.0,
+        description="gate error rate the spot-check must detect; one so small that the check "
+        "needs more than 1,000,000 pairs is refused",
+    )
     confidence: float = Field(gt=0.0, lt=1.0)
     passes_per_pair: int = Field(ge=1, le=100)
-    cost_per_touch: float = Field(ge=0.0)
+    cost_per_touch: float = Field(
+        ge=0.0, le=MAX_COST, description=f"price of one touch, at most {MAX_COST:.0e}"
+    )
+
+
+# The most candidates one engine run generates: the admitted stimuli stay in memory and go to
+# stimuli.jsonl whole (10^5 candidates: about 0.5 GB at the peak, 80 MB of stimuli.jsonl).
+MAX_CANDIDATES = 100_000
 
 
 class StimuliSpec(StrictModel):
@@ -145,7 +166,12 @@ class StimuliSpec(StrictModel):
     templates: list[str] | None = Field(
         default=None, description="names of the family's templates to use (default: all)"
     )
-    candidates: int = Field(ge=1, le=1_000_000)
+    candidates: int = Field(
+        ge=1,
+        le=MAX_CANDIDATES,
+        description=f"candidate roots generated, at most {MAX_CANDIDATES:,} (every admitted "
+        "stimulus is held in memory and written to stimuli.jsonl, about 1 KB each)",
+    )
     gates: GatesSpec
     defect_rates: DefectRatesSpec
     spot_check: SpotCheckSpec
@@ -172,7 +198,7 @@ class ConfoundStressSpec(StrictModel):
 
 class EngineConfig(StrictModel):
     kind: Literal["engine"]
-    seed: int = Field(ge=0, lt=2**63)
+    seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     construct_spec: ConstructSpec = Field(alias="construct")
     sequential: SequentialSpec
     panel: PanelSpec
@@ -214,6 +240,7 @@ RULES = (
     *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
     *panel_rules(("panel",)),
+    *route_rules(),
     CrossRule(at=(), check=_engine_check),
 )
 
@@ -417,33 +444,64 @@ def _sequential_run(
     return verdicts, rows, seen
 
 
-def _scenario(cfg: EngineConfig, panel: Panel, construct: Construct) -> TruthScenario:
+def _scenario(
+    cfg: EngineConfig, panel: Panel, construct: Construct, refusals: Refusals | None = None
+) -> TruthScenario:
+    """The proof run's truth scenario; a scenario the panel cannot carry is refused at the
+    ``truth`` field that sets it (the governing threshold for the registered alternative)."""
     t = cfg.truth
-    return make_scenario(
-        t.scenario,
-        panel,
-        construct.human_baseline_rate,
-        threshold_h=construct.governing_threshold_h,
-        true_h=t.true_h,
-        model_shift_h=t.model_shift_h,
-        stress_latent_correlation=t.stress_latent_correlation,
-        stress_stream_correlation=t.stress_stream_correlation,
-        stress_base=t.stress_base,
-    )
+    threshold = governing_loc(construct)
+    field: Loc = {
+        "null": ("truth", "scenario"),
+        "registered_alternative": threshold,
+        "above_threshold": ("truth", "true_h"),
+        "confounded": ("truth", "model_shift_h"),
+        "correlated_stress": threshold
+        if t.stress_base == "registered_alternative"
+        else ("truth", "stress_latent_correlation"),
+    }.get(t.scenario, ("truth", "scenario"))
+    with (refusals or Refusals.none()).at(
+        field,
+        f"the truth scenario {t.scenario!r}",
+        params={
+            "true_h": ("truth", "true_h"),
+            "model_shift_h": ("truth", "model_shift_h"),
+            "latent_correlation": ("truth", "stress_latent_correlation"),
+            "stream_correlation": ("truth", "stress_stream_correlation"),
+            "stress_base": ("truth", "stress_base"),
+            "scenario": ("truth", "scenario"),
+        },
+    ):
+        return make_scenario(
+            t.scenario,
+            panel,
+            construct.human_baseline_rate,
+            threshold_h=construct.governing_threshold_h,
+            true_h=t.true_h,
+            model_shift_h=t.model_shift_h,
+            stress_latent_correlation=t.stress_latent_correlation,
+            stress_stream_correlation=t.stress_stream_correlation,
+            stress_base=t.stress_base,
+        )
 
 
-def _power(
-    cfg: EngineConfig, design: RouteDesign, panel: Panel, construct: Construct, threads: int = 1
-) -> tuple[ScenarioOC, ...]:
+def _power_scenarios(
+    cfg: EngineConfig, panel: Panel, construct: Construct, refusals: Refusals | None = None
+) -> list[TruthScenario]:
+    """The power report's scenarios: the null, the registered alternative and each
+    ``power.above_threshold_h`` (refused at that entry when the panel cannot reach it)."""
     rate = construct.human_baseline_rate
-    scenarios = [
-        make_scenario("null", panel, rate),
-        make_scenario(
-            "registered_alternative", panel, rate, threshold_h=construct.governing_threshold_h
-        ),
-    ]
-    for h in cfg.power.above_threshold_h:
-        sc = make_scenario("above_threshold", panel, rate, true_h=h)
+    guard = refusals or Refusals.none()
+    scenarios = [make_scenario("null", panel, rate)]
+    with guard.at(governing_loc(construct), "the registered alternative of the power report"):
+        scenarios.append(
+            make_scenario(
+                "registered_alternative", panel, rate, threshold_h=construct.governing_threshold_h
+            )
+        )
+    for k, h in enumerate(cfg.power.above_threshold_h):
+        with guard.at(("power", "above_threshold_h", k), f"the power report's scenario h = {h:g}"):
+            sc = make_scenario("above_threshold", panel, rate, true_h=h)
         scenarios.append(
             TruthScenario(
                 name=f"above_threshold h={h:g}",
@@ -453,6 +511,19 @@ def _power(
                 latent_correlation=sc.latent_correlation,
             )
         )
+    return scenarios
+
+
+def _power(
+    cfg: EngineConfig,
+    design: RouteDesign,
+    panel: Panel,
+    construct: Construct,
+    threads: int = 1,
+    scenarios: Sequence[TruthScenario] | None = None,
+) -> tuple[ScenarioOC, ...]:
+    if scenarios is None:
+        scenarios = _power_scenarios(cfg, panel, construct)
     jobs = [Job(design, sc, f"engine/power/{sc.name}") for sc in scenarios]
     return tuple(
         simulate_scenarios(jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, threads=threads)
@@ -471,15 +542,51 @@ def _audit_pass_rate_at_chance(cfg: EngineConfig) -> Figure:
     )
 
 
+def _confound_entries(construct: Construct) -> list[tuple[str, tuple[str, ...]]]:
+    """Each precommitted confound arm: every confound alone, then each crossing."""
+    entries: list[tuple[str, tuple[str, ...]]] = [(n, ()) for n, _, _ in construct.known_confounds]
+    for name, _, crossed in construct.known_confounds:
+        for other in crossed:
+            entries.append((name, (other,)))
+    return entries
+
+
+_CONTENT_CONFOUNDS = ("density", "register", "length", "framing")
+
+
+def _check_confound_arms(
+    cfg: EngineConfig, panel: Panel, construct: Construct, refusals: Refusals
+) -> None:
+    """Refuse, before any work, a confound arm the panel cannot carry: the stress position bias
+    on a judge (at ``confound_stress.position_bias``) or a stress shift pushing some judge's
+    p ± δ out of [0, 1] (at ``confound_stress.model_shift_h``)."""
+    stress = cfg.confound_stress
+    for name, crossed in _confound_entries(construct):
+        involved = (name, *crossed)
+        if "reader" in involved:
+            continue
+        arm = " + ".join(involved)
+        arm_panel = panel
+        if "position" in involved:
+            with refusals.at(
+                ("confound_stress", "position_bias"), f"the confound arm {arm} (position stress)"
+            ):
+                arm_panel = _panel_with_position_bias(panel, stress.position_bias)
+        shift = stress.model_shift_h * sum(1 for n in involved if n in _CONTENT_CONFOUNDS)
+        field = "model_shift_h" if shift > 0 else "position_bias"
+        with refusals.at(("confound_stress", field), f"the confound arm {arm}"):
+            judge_rates(
+                arm_panel,
+                TruthScenario(name=f"confound:{'+'.join(involved)}", model_shift_h=shift),
+            )
+
+
 def _confound_arms(
     cfg: EngineConfig, design: RouteDesign, construct: Construct, threads: int = 1
 ) -> tuple[ConfoundArm, ...]:
     stress = cfg.confound_stress
     arms: list[ConfoundArm] = []
-    entries: list[tuple[str, tuple[str, ...]]] = [(n, ()) for n, _, _ in construct.known_confounds]
-    for name, _, crossed in construct.known_confounds:
-        for other in crossed:
-            entries.append((name, (other,)))
+    entries = _confound_entries(construct)
     registered_only = (design.sequential.construction,)
     jobs: list[Job] = []
     slots: list[int] = []
@@ -494,9 +601,7 @@ def _confound_arms(
                 )
             )
             continue
-        shift = stress.model_shift_h * sum(
-            1 for n in involved if n in ("density", "register", "length", "framing")
-        )
+        shift = stress.model_shift_h * sum(1 for n in involved if n in _CONTENT_CONFOUNDS)
         arm_design = design
         if "position" in involved:
             arm_design = RouteDesign(
@@ -524,52 +629,87 @@ def run_engine(
 ) -> EngineResult:
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
-    panel = build_panel(config.panel)
+    refusals = Refusals(source)
+    with refusals.at(("panel",), "the panel"):
+        panel = build_panel(config.panel)
     seed = config.seed
+    # 0. every scenario the run simulates, solved before any work (deterministic, no draws): one
+    # the panel cannot carry is refused at the config field that sets it
+    scenario = _scenario(config, panel, construct, refusals)
+    power_scenarios = _power_scenarios(config, panel, construct, refusals)
+    _check_confound_arms(config, panel, construct, refusals)
     # 1. stimulus factory
     family_templates = templates_for(config.stimuli.family)
     if config.stimuli.templates is not None:
         family_templates = tuple(t for t in family_templates if t.name in config.stimuli.templates)
     g = config.stimuli.gates
-    gates = standard_gates(
-        family_templates,
-        length_tolerance=g.length_tolerance,
-        length_target=g.length_target,
-        content_threshold=g.content_threshold,
-        fragment_threshold=g.fragment_threshold,
-        max_diff_tokens=g.max_diff_tokens,
-    )
     d = config.stimuli.defect_rates
-    factory = run_factory(
-        config.stimuli.candidates,
-        family_templates,
-        gates,
-        stream(seed, "engine/stimuli"),
-        DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
-    )
+    with refusals.at(
+        ("stimuli",),
+        "the stimulus factory",
+        params={
+            "n_candidates": ("stimuli", "candidates"),
+            "templates": ("stimuli", "templates"),
+            **{f"defect_rates.{f}": ("stimuli", "defect_rates", f) for f in _DEFECT_FIELDS},
+        },
+    ):
+        gates = standard_gates(
+            family_templates,
+            length_tolerance=g.length_tolerance,
+            length_target=g.length_target,
+            content_threshold=g.content_threshold,
+            fragment_threshold=g.fragment_threshold,
+            max_diff_tokens=g.max_diff_tokens,
+        )
+        factory = run_factory(
+            config.stimuli.candidates,
+            family_templates,
+            gates,
+            stream(seed, "engine/stimuli"),
+            DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
+        )
     sc = config.stimuli.spot_check
-    spot = size_gate_spot_check(
-        sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
-    )
+    spot_fields = ("error_rate", "confidence", "passes_per_pair", "cost_per_touch")
+    with refusals.at(
+        ("stimuli", "candidates"),
+        "the gate spot-check",
+        params={f: ("stimuli", "spot_check", f) for f in spot_fields},
+        hint=lambda exc: _admission_hint(factory, sc, exc),
+    ):
+        spot = size_gate_spot_check(
+            sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
+        )
     # 2. instrument validation
     a = config.human.audit
-    audit_sim = simulate_reader_audit(
-        a.roots, a.reconstruction_rate, stream(seed, "engine/audit"), a.categories
-    )
-    audit = AuditGate(a.kappa_min).evaluate(audit_sim)
+    with refusals.at(("human", "audit", "roots"), "the reader-reconstruction audit"):
+        audit_sim = simulate_reader_audit(
+            a.roots, a.reconstruction_rate, stream(seed, "engine/audit"), a.categories
+        )
+        audit = AuditGate(a.kappa_min).evaluate(audit_sim)
     # 3. preference baseline
     hb = config.human.baseline
-    baseline = size_human_baseline(
-        construct.human_baseline_rate,
-        construct.governing_threshold_h,
-        2 * construct.per_tail_alpha,
-        hb.power,
-        config.human.judgments_per_root,
-        hb.pilot_roots,
-        seed,
-        "engine/human-baseline",
-        hb.replicates,
-    )
+    with refusals.at(
+        ("human", "baseline", "power"),
+        "the human baseline sizing",
+        params={
+            "threshold_h": governing_loc(construct),
+            "alpha": ("construct", "alpha"),
+            "pilot_roots": ("human", "baseline", "pilot_roots"),
+            "replicates": ("human", "baseline", "replicates"),
+            "n_per_root": ("human", "judgments_per_root"),
+        },
+    ):
+        baseline = size_human_baseline(
+            construct.human_baseline_rate,
+            construct.governing_threshold_h,
+            2 * construct.per_tail_alpha,
+            hb.power,
+            config.human.judgments_per_root,
+            hb.pilot_roots,
+            seed,
+            "engine/human-baseline",
+            hb.replicates,
+        )
     fixed_touches = audit.readings + baseline.pilot_touches
     fixed_cost = audit.readings * a.cost_per_reading + (
         baseline.pilot_touches * config.human.cost_per_judgment
@@ -578,11 +718,15 @@ def run_engine(
         judgments_per_root=config.human.judgments_per_root,
         cost_per_judgment=config.human.cost_per_judgment,
     )
-    design = route_design(
-        construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
-    )
+    with refusals.at(
+        governing_loc(construct),
+        "the route design",
+        params={"alpha": ("construct", "alpha"), "fixed_n_power": ("routes", "fixed_n_power")},
+    ):
+        design = route_design(
+            construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
+        )
     # 4. the sequential run
-    scenario = _scenario(config, panel, construct)
     run_panel = scenario_panel(panel, scenario)
     mu_m, mu_h, true_h = true_rates(run_panel, scenario, construct.human_baseline_rate)
     evidence_source = SimulatedPanelSource(
@@ -594,20 +738,25 @@ def run_engine(
     )
     effective_cap = min(sequential.cap_roots, factory.n_admitted)
     a_tail = construct.per_tail_alpha
-    trackers = {
-        "registered": HTracker(
-            sequential.construction, a_tail, sequential.spec, construct.governing_threshold_h
-        ),
-        "extension": HTracker(
-            sequential.construction, a_tail, sequential.spec, construct.extension_minimum_h
-        ),
-        "comparison": HTracker(
-            sequential.other_construction(),
-            a_tail,
-            sequential.spec,
-            construct.governing_threshold_h,
-        ),
-    }
+    with refusals.at(
+        ("sequential",),
+        "the sequential trackers",
+        params={"alpha": ("construct", "per_tail_alpha"), "threshold": governing_loc(construct)},
+    ):
+        trackers = {
+            "registered": HTracker(
+                sequential.construction, a_tail, sequential.spec, construct.governing_threshold_h
+            ),
+            "extension": HTracker(
+                sequential.construction, a_tail, sequential.spec, construct.extension_minimum_h
+            ),
+            "comparison": HTracker(
+                sequential.other_construction(),
+                a_tail,
+                sequential.spec,
+                construct.governing_threshold_h,
+            ),
+        }
     claims = {
         "registered": construct.registered_claim,
         "extension": construct.extension_claim,
@@ -644,8 +793,10 @@ def run_engine(
     costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches, human_touches)
     # the operating characteristics: the kernel spreads their replicates over the CPUs
     threads = usable_cpus()
-    power = _power(config, design, panel, construct, threads)
-    arms = _confound_arms(config, design, construct, threads)
+    with refusals.at(("power",), "the power report"):
+        power = _power(config, design, panel, construct, threads, power_scenarios)
+    with refusals.at(("confound_stress",), "the confound arms"):
+        arms = _confound_arms(config, design, construct, threads)
     return EngineResult(
         kind="engine",
         construct=construct,
@@ -693,6 +844,41 @@ def run_engine(
                 "truth_scenario": scenario.name,
             },
         ),
+    )
+
+
+_DEFECT_FIELDS = ("drop_unit", "padding", "duplicate_fragment", "extra_difference")
+_GATE_FIELDS = {
+    "length_match": "stimuli.gates.length_tolerance / length_target",
+    "content_preservation": "stimuli.gates.content_threshold, stimuli.defect_rates.drop_unit",
+    "fragment_distinctness": (
+        "stimuli.gates.fragment_threshold, stimuli.defect_rates.duplicate_fragment"
+    ),
+    "null_separation": "stimuli.gates.max_diff_tokens, stimuli.defect_rates.extra_difference",
+}
+
+
+def _admission_hint(factory: FactoryResult, spot: SpotCheckSpec, exc: Any) -> str:
+    """Which gates refused the candidates, and how many candidates would admit enough."""
+    if exc.parameter != "n_admitted":
+        return ""
+    failing = sorted(
+        ((g, n) for g, n in factory.first_failures.items() if n > 0), key=lambda item: -item[1]
+    )
+    refused = ", ".join(
+        f"{g} {n} (set by {_GATE_FIELDS.get(g, 'stimuli.gates')})" for g, n in failing
+    )
+    head = f"the gates admitted {factory.n_admitted} of {factory.n_candidates} candidates" + (
+        f"; first failing gate: {refused}" if refused else ""
+    )
+    if factory.n_admitted == 0:
+        return head + "; none passed, so more candidates cannot help: relax the gate"
+    needed = size_gate_spot_check(
+        spot.error_rate, spot.confidence, spot.passes_per_pair, spot.cost_per_touch
+    ).pairs
+    per = factory.n_admitted / factory.n_candidates
+    return head + (
+        f"; at this yield about {math.ceil(needed / per):,} candidates admit the {needed} pairs"
     )
 
 

@@ -5,7 +5,7 @@
 N roots are each read by two readers. A reader sees a root's stimulus pair and reconstructs which
 item carries the manipulated property (a categorical label: binary or k categories). The two
 readers' agreement is Cohen's κ (:func:`cohens_kappa`); the audit passes when the *point estimate*
-κ ≥ ``kappa_min`` (:class:`AuditGate`, default 0.60, as the seed design gates it); the asymptotic
+κ ≥ ``kappa_min`` (:class:`AuditGate`, default 0.60); the asymptotic
 confidence interval is reported beside the decision, never gated. Cost: 2N readings (touches).
 
 Simulated audit (:func:`simulate_reader_audit`). True labels are uniform on the k categories
@@ -357,7 +357,11 @@ def simulate_gate_pass_rate(
 ) -> Figure:
     """P(the κ gate passes) under the reader model of :func:`simulate_reader_audit`, by
     simulating ``replicates`` whole audits at once (vectorised over audits). An audit whose κ is
-    undefined (both readers on one identical label throughout) counts as failing the gate."""
+    undefined (both readers on one identical label throughout) counts as failing the gate.
+
+    Memory: when replicates × n_roots exceeds ``_GATE_CELLS`` the audits are simulated in blocks
+    of ``_GATE_CELLS // n_roots`` whole audits, each block drawing its labels in the same order
+    (true labels, then reader A, then reader B); the same model, other draws than one block."""
     n = _int_at_least("n_roots", n_roots, 2)
     r = _closed_unit("reconstruction_rate", reconstruction_rate)
     k = _int_at_least("n_categories", n_categories, 2)
@@ -365,6 +369,20 @@ def simulate_gate_pass_rate(
     if not _is_real(kappa_min) or not -1.0 < float(kappa_min) <= 1.0:
         raise InputError("kappa_min", "a number in (-1, 1]", kappa_min)
     gen = _generator("rng", rng)
+    rows = reps if reps * n <= _GATE_CELLS else max(1, _GATE_CELLS // n)
+    passed = 0
+    for start in range(0, reps, rows):
+        passed += _gate_passes(gen, min(rows, reps - start), n, r, k, float(kappa_min))
+    p = passed / reps
+    return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
+
+
+# Label cells (audits × roots) held at once by simulate_gate_pass_rate.
+_GATE_CELLS = 1 << 23
+
+
+def _gate_passes(gen: np.random.Generator, reps: int, n: int, r: float, k: int, kmin: float) -> int:
+    """How many of ``reps`` simulated audits of n roots pass the gate κ̂ ≥ kmin."""
     truth = gen.integers(0, k, size=(reps, n))
     answers = []
     for _ in range(2):
@@ -376,8 +394,7 @@ def simulate_gate_pass_rate(
     p_e = sum((a == c).mean(axis=1) * (b == c).mean(axis=1) for c in range(k))
     defined = p_e < 1.0 - 1e-12
     kappa = np.where(defined, (p_o - p_e) / np.where(defined, 1.0 - p_e, 1.0), -np.inf)
-    p = float(np.mean(kappa >= float(kappa_min)))
-    return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
+    return int(np.count_nonzero(kappa >= kmin))
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,10 @@ then the (n_h, N) matrix U from the given generator. The output is a determinist
 (panel, scenario, human_rate, n_h, n_roots, n_replicates, generator state). Splitting a run into
 several calls on one generator (for example 50 roots at a time) gives an equally valid sample from
 the same model but *different numbers* than one big call. Because the normals do not depend on
-the rates, runs of different scenarios from the same seed use common random numbers.
+the rates, runs of different scenarios from the same seed use common random numbers. Memory
+stays bounded whatever the panel size: a chunk holding more than ``_DRAW_NORMALS`` latents is
+drawn in blocks of judges (and of human rows), which reproduces the same normals and the same
+numbers (see :func:`_draw_counts`).
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ __all__ = [
     "StreamMoments",
     "TruthScenario",
     "above_threshold",
+    "chunk_rows",
     "confounded",
     "correlated_stress",
     "effective_panel_size",
@@ -128,6 +132,7 @@ SCENARIO_NAMES: Final[tuple[str, ...]] = (
 ORDER_LABELS: Final[tuple[str, str]] = ("treatment_first", "treatment_second")
 
 _CHUNK_ROOTS: int = 1 << 16  # roots drawn per chunk (memory bound); part of the stream definition
+_DRAW_NORMALS: int = 1 << 22  # latents held at once while drawing a chunk (memory only)
 _EDGE_TOL: Final[float] = 1e-12  # rounding allowance when checking p ± δ against [0, 1] and λ ≥ 0
 _GRID_POINTS: Final[int] = 2049  # bracketing grid of the effect-scale solver
 _ZOOM_POINTS: Final[int] = 65  # scales per zoom round of the extreme search (32-fold shrink)
@@ -304,7 +309,11 @@ class Panel:
         if len(judges) == 0:
             raise InputError("judges", "at least one judge", [])
         names = [j.name for j in judges]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        seen: set[str] = set()
+        repeated: set[str] = set()
+        for name in names:
+            (repeated if name in seen else seen).add(name)
+        duplicates = sorted(repeated)
         if duplicates:
             raise InputError("judges", "judges with unique names", duplicates)
         object.__setattr__(self, "judges", judges)
@@ -844,13 +853,70 @@ def _draw(
     latent, overall = _apply_factor(plan.root_eigen, raw)
     model = latent < plan.cut_model
     human_noise = rng.standard_normal((plan.n_h, n))
+    return model, _human_latent(plan, overall, human_noise) < plan.cut_human
+
+
+def _human_latent(plan: _Plan, overall: NDArray[np.float64], noise: NDArray[np.float64]) -> Any:
+    """W = ρ_s·S + √(1 − ρ_s²)·U for rows of U, with S = 1ᵀE/√(2J) = √(2J)·Ē."""
     rs = plan.stream_correlation
     if rs == 0.0:
-        human_latent = human_noise
-    else:  # S = 1ᵀE/√(2J) = √(2J)·Ē
-        shared = math.sqrt(2.0 * j) * overall
-        human_latent = rs * shared + math.sqrt(max(1.0 - rs * rs, 0.0)) * human_noise
-    return model, human_latent < plan.cut_human
+        return noise
+    shared = math.sqrt(2.0 * plan.n_judges) * overall
+    return rs * shared + math.sqrt(max(1.0 - rs * rs, 0.0)) * noise
+
+
+def _draw_counts(
+    plan: _Plan, n: int, rng: np.random.Generator
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """One chunk of n roots as counts: k_i (model) and h_i (human), each of shape (n,).
+
+    The same draws and the same numbers as :func:`_draw`, in bounded memory: when the chunk
+    holds more than ``_DRAW_NORMALS`` latents, E is drawn ``per_block`` judges at a time
+    (consecutive rows of the same C-ordered matrix, so the same normals). The overall mean Ē
+    that every latent needs is summed in a first pass over the blocks in judge order (the order
+    of numpy's reduction, so bit for bit the same), then the generator is rewound and the
+    blocks are drawn again to count the choices; U follows, also in blocks of rows.
+    """
+    j = plan.n_judges
+    per_block = max(1, _DRAW_NORMALS // (2 * n))
+    if per_block >= j and plan.n_h * n <= _DRAW_NORMALS:
+        model, human = _draw(plan, n, rng)
+        return model.sum(axis=(0, 1)), human.sum(axis=0)
+    blocks = [(lo, min(lo + per_block, j)) for lo in range(0, j, per_block)]
+    start = rng.bit_generator.state
+    total: NDArray[np.float64] | None = None
+    for lo, hi in blocks:  # pass 1: Ē
+        raw = rng.standard_normal((2 * (hi - lo), n)).reshape(hi - lo, 2, n)
+        for row in raw.mean(axis=1):
+            if total is None:
+                total = row.copy()
+            else:
+                total += row
+    if total is None:  # pragma: no cover - a panel has at least one judge
+        raise InputError("judges", "at least one judge", [])
+    overall = total / j
+    rng.bit_generator.state = start
+    s1, s2, s3 = plan.root_eigen
+    model_counts = np.zeros(n, dtype=np.int64)
+    for lo, hi in blocks:  # pass 2: the same normals again, now the choices
+        raw = rng.standard_normal((2 * (hi - lo), n)).reshape(hi - lo, 2, n)
+        judge_mean = raw.mean(axis=1)
+        latent = s3 * raw
+        latent += ((s2 - s3) * judge_mean + (s1 - s2) * overall)[:, None, :]
+        model_counts += (latent < plan.cut_model[lo:hi]).sum(axis=(0, 1))
+    human_counts = np.zeros(n, dtype=np.int64)
+    rows = max(1, _DRAW_NORMALS // n)
+    for lo in range(0, plan.n_h, rows):
+        noise = rng.standard_normal((min(rows, plan.n_h - lo), n))
+        human_counts += (_human_latent(plan, overall, noise) < plan.cut_human).sum(axis=0)
+    return model_counts, human_counts
+
+
+def chunk_rows(n_roots: int) -> int:
+    """Replicate rows per chunk of :func:`simulate_panel` at ``n_roots`` roots per replicate:
+    a call for a multiple of this many replicates leaves the generator exactly where the same
+    rows of one larger call would, so replicates may be drawn in such slices."""
+    return max(1, _CHUNK_ROOTS // max(1, n_roots))
 
 
 def simulate_panel(
@@ -875,12 +941,12 @@ def simulate_panel(
     human_counts = np.empty((reps, n), dtype=np.int64)
     if n == 0 or reps == 0:
         return model_counts, human_counts
-    rows = max(1, _CHUNK_ROOTS // n)
+    rows = chunk_rows(n)
     for start in range(0, reps, rows):
         stop = min(start + rows, reps)
-        model, human = _draw(plan, (stop - start) * n, gen)
-        model_counts[start:stop] = model.sum(axis=(0, 1)).reshape(stop - start, n)
-        human_counts[start:stop] = human.sum(axis=0).reshape(stop - start, n)
+        model, human = _draw_counts(plan, (stop - start) * n, gen)
+        model_counts[start:stop] = model.reshape(stop - start, n)
+        human_counts[start:stop] = human.reshape(stop - start, n)
     return model_counts, human_counts
 
 

@@ -34,6 +34,7 @@ from verdictpack._design import SequentialSettings
 from verdictpack._judges import (
     Panel,
     TruthScenario,
+    chunk_rows,
     panel_cost_per_root,
     scenario_panel,
     simulate_panel,
@@ -45,6 +46,7 @@ from verdictpack._results import Figure, simulated
 from verdictpack._sequential import VERDICT_CODES, BatchHTracker
 
 __all__ = [
+    "BATCH_BYTES",
     "EPROCESS_VERDICTS",
     "BlockOutcome",
     "Cell",
@@ -52,6 +54,7 @@ __all__ = [
     "RouteOC",
     "ScenarioOC",
     "merge_blocks",
+    "replicate_bytes",
     "run_block",
     "run_cells",
     "summarize",
@@ -142,6 +145,27 @@ def run_block(
     return run_cells([Cell(design, scenario, n_replicates, rng)], constructions)[0]
 
 
+# Memory bound of one batch of replicates in run_cells: the drawn counts, their copies, the
+# SPRT's and the fixed-n test's arrays and the trackers' state rows of the replicates run at once.
+BATCH_BYTES = 256 * 1024 * 1024
+
+
+def replicate_bytes(design: RouteDesign) -> int:
+    """Bytes one replicate of ``design`` holds while :func:`run_cells` runs it (an upper
+    estimate: the drawn model and human counts and their batched copies, 32 per root of the
+    horizon; the SPRT's log-likelihood and its temporaries, 48 per root of the cap; the fixed-n
+    test's arrays, 48 per planned root; the trackers' state row, about 8 per support value)."""
+    two_j = touches_per_root(design.panel)
+    n_h = design.human_judgments_per_root
+    supports = (two_j + 1) + (n_h + 1) + (two_j + 1) * (n_h + 1)
+    return (
+        32 * design.horizon
+        + 48 * design.sequential.cap_roots
+        + 48 * design.fixed_n
+        + 8 * (supports + 512)
+    )
+
+
 def run_cells(
     cells: Sequence[Cell], constructions: Sequence[str] | None = None, threads: int = 1
 ) -> list[BlockOutcome]:
@@ -151,7 +175,32 @@ def run_cells(
     Every cell draws its roots from its own generator exactly as :func:`run_block` would, so a
     cell's outcome does not depend on which cells it was batched with. The cells must share the
     construct, the sequential settings and the panel size (hence the observation supports).
+
+    Memory is bounded by ``BATCH_BYTES``: when the cells' replicates need more at once (long
+    horizons, large panels), each cell runs alone in slices of its replicates, every slice a
+    whole number of the draw's chunks of replicate rows (:func:`simulate_panel`), so the
+    generator yields the same roots in the same order and every number is the same.
     """
+    per_replicate = max(replicate_bytes(c.design) for c in cells)
+    if sum(c.n_replicates for c in cells) * per_replicate <= BATCH_BYTES:
+        return _run_cells(cells, constructions, threads)
+    outcomes = []
+    for cell in cells:
+        chunk = chunk_rows(cell.design.horizon)
+        size = max(chunk, BATCH_BYTES // per_replicate // chunk * chunk)
+        parts = []
+        for start in range(0, cell.n_replicates, size):
+            n = min(size, cell.n_replicates - start)
+            part = Cell(cell.design, cell.scenario, n, cell.rng)
+            parts.append(_run_cells([part], constructions, threads)[0])
+        outcomes.append(merge_blocks(parts))
+    return outcomes
+
+
+def _run_cells(
+    cells: Sequence[Cell], constructions: Sequence[str] | None, threads: int
+) -> list[BlockOutcome]:
+    """:func:`run_cells` on one batch held in memory at once."""
     first = cells[0].design
     two_j = touches_per_root(first.panel)
     n_h = first.human_judgments_per_root
@@ -524,6 +573,8 @@ def simulate_scenarios(
     """
     from verdictpack._rng import block_streams
 
+    if not jobs:  # e.g. an engine whose construct lists no confound to stress
+        return []
     streams = [block_streams(seed, job.purpose, replicates, block_size) for job in jobs]
     outcomes: list[list[BlockOutcome]] = [[] for _ in jobs]
     for b in range(len(streams[0])):

@@ -41,13 +41,15 @@ from verdictpack._design import (
     build_panel,
     build_sequential,
     panel_rules,
+    route_rules,
     sequential_rules,
     summarize_panel,
 )
-from verdictpack._judges import TruthScenario, effective_panel_size
+from verdictpack._judges import TruthScenario, effective_panel_size, judge_rates
 from verdictpack._layer import Layer, RunOptions, report_and_results
 from verdictpack._operating import ScenarioOC
 from verdictpack._provenance import Provenance, provenance
+from verdictpack._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
 from verdictpack._results import Figure, closed_form
 from verdictpack._verdict import route_design, simulate_scenario
 
@@ -66,7 +68,7 @@ class WorldsSpec(StrictModel):
 
 class JudgesConfig(StrictModel):
     kind: Literal["judges"]
-    seed: int = Field(ge=0, lt=2**63)
+    seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     construct_spec: ConstructSpec = Field(alias="construct")
     sequential: SequentialSpec
     human: HumanSpec
@@ -110,6 +112,7 @@ def _composition_panels(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, 
 RULES = (
     *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
+    *route_rules(),
     unique_names("compositions", "a composition name"),
     CrossRule(at=(), check=_world_check),
     CrossRule(at=(), check=_composition_panels),
@@ -148,28 +151,46 @@ def run_judges(
 ) -> JudgesResult:
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
+    refusals = Refusals(source)
     results = []
     for i, comp in enumerate(config.compositions):
-        panel = build_panel(comp)
-        design = route_design(construct, panel, config.human, sequential, config.routes)
+        with refusals.at(("compositions", i), f"composition {comp.name!r}"):
+            panel = build_panel(comp)
+        with refusals.at(
+            governing_loc(construct),
+            "the route design",
+            params={
+                "alpha": ("construct", "alpha"),
+                "fixed_n_power": ("routes", "fixed_n_power"),
+            },
+        ):
+            design = route_design(construct, panel, config.human, sequential, config.routes)
         worlds = {}
         for key, world in (
             ("present", config.worlds.effect_present),
             ("absent", config.worlds.effect_absent),
         ):
-            scenario = TruthScenario(
-                name=f"effect {key}",
-                effect_scale=world.effect_scale,
-                stream_correlation=world.stream_correlation,
-            )
-            worlds[key] = simulate_scenario(
-                design,
-                scenario,
-                config.seed,
-                f"judges/{i}/{key}",
-                config.replicates,
-                constructions=(sequential.construction,),
-            )
+            field = f"effect_{key}"
+            with refusals.at(
+                ("worlds", field, "effect_scale"),
+                f"composition {comp.name!r} in the {field} world",
+                params={"stream_correlation": ("worlds", field, "stream_correlation")},
+            ):
+                scenario = TruthScenario(
+                    name=f"effect {key}",
+                    effect_scale=world.effect_scale,
+                    stream_correlation=world.stream_correlation,
+                )
+                judge_rates(panel, scenario)  # a world pushing some p ± δ out of [0, 1]
+            with refusals.at(("compositions", i), f"the simulation of composition {comp.name!r}"):
+                worlds[key] = simulate_scenario(
+                    design,
+                    scenario,
+                    config.seed,
+                    f"judges/{i}/{key}",
+                    config.replicates,
+                    constructions=(sequential.construction,),
+                )
         results.append(
             CompositionResult(
                 name=comp.name,

@@ -33,8 +33,10 @@ from verdictpack._compiler import (
     compile_construct,
     construct_rules,
 )
+from verdictpack._errors import InputError
 from verdictpack._layer import Layer, RunOptions, report_and_results
 from verdictpack._provenance import Provenance, provenance
+from verdictpack._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, expected_text, governing_loc
 from verdictpack._results import Figure, closed_form, exact, simulated
 from verdictpack._rng import stream
 
@@ -71,11 +73,22 @@ class SimulationSpec(StrictModel):
     replicates: int = Field(ge=1000, le=5_000_000, description="replicates of each simulated check")
 
 
+# The largest sample size a sizing arm may come to (the largest current_n / check_n): an arm
+# whose size at a design point exceeds it is refused at the field that sets its effect, with the
+# closed-form n in the message, before anything is computed.
+MAX_N = 1_000_000
+
+
 class TArmSpec(StrictModel):
     test: Literal["paired_t", "one_sample_t"]
     name: NonEmptyText
     unit: NonEmptyText
-    dz: float = Field(gt=0.0, le=10.0, description="standardized effect (mean / sd of differences)")
+    dz: float = Field(
+        gt=0.0,
+        le=10.0,
+        description="standardized effect (mean / sd of differences); an effect so small that "
+        f"the exact n exceeds {MAX_N:,} at a design point is refused",
+    )
     sides: Literal[1, 2]
     current_n: int | None = Field(default=None, ge=2, le=1_000_000)
     check_n: list[Annotated[int, Field(ge=2, le=1_000_000)]] = Field(default_factory=list)
@@ -86,8 +99,17 @@ class BinomialArmSpec(StrictModel):
     name: NonEmptyText
     unit: NonEmptyText
     p0: float = Field(gt=0.0, lt=1.0, description="null rate")
-    p1: float | None = Field(default=None, gt=0.0, lt=1.0, description="alternative rate")
-    effect_h: float | None = Field(default=None, description="alternative as Cohen's h from p0")
+    p1: float | None = Field(
+        default=None,
+        gt=0.0,
+        lt=1.0,
+        description=f"alternative rate (so close to p0 that n exceeds {MAX_N:,}: refused)",
+    )
+    effect_h: float | None = Field(
+        default=None,
+        description="alternative as Cohen's h from p0 (so small that n exceeds "
+        f"{MAX_N:,}: refused)",
+    )
     sides: Literal[1, 2]
 
 
@@ -103,7 +125,7 @@ ArmSpec = Annotated[TArmSpec | BinomialArmSpec | TwoProportionArmSpec, Field(dis
 
 class SizingConfig(StrictModel):
     kind: Literal["sizing"]
-    seed: int = Field(ge=0, lt=2**63, description="root seed of every simulated check")
+    seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     construct_spec: ConstructSpec = Field(alias="construct")
     design_points: DesignPoints
     simulation: SimulationSpec
@@ -150,9 +172,117 @@ def _arm_cross(cfg: dict[str, Any]) -> Any:
                     )
 
 
+_ARM_MODELS: dict[str, type[StrictModel]] = {
+    "paired_t": TArmSpec,
+    "one_sample_t": TArmSpec,
+    "binomial": BinomialArmSpec,
+    "two_proportions": TwoProportionArmSpec,
+}
+
+
+def _arm_effect(arm: Any, index: int, construct: Construct | None) -> tuple[Loc, str] | None:
+    """The field that sets an arm's effect, and the arm described for a message."""
+    if isinstance(arm, TArmSpec):
+        return ("arms", index, "dz"), f"arm {arm.name!r} (dz {arm.dz:g})"
+    if isinstance(arm, BinomialArmSpec):
+        field = "p1" if arm.p1 is not None else "effect_h"
+        return ("arms", index, field), f"arm {arm.name!r}"
+    if construct is None:
+        return None
+    return governing_loc(construct), (
+        f"arm {arm.name!r} (the construct's governing threshold h "
+        f"{construct.governing_threshold_h:.6g})"
+    )
+
+
+def _closed_form_n(arm: Any, construct: Construct | None, alpha: float, power: float) -> int:
+    if isinstance(arm, TArmSpec):
+        return _stats.normal_n_t(arm.dz, alpha, power, arm.sides)
+    if isinstance(arm, BinomialArmSpec):
+        p1 = arm.p1 if arm.p1 is not None else _stats.p_from_h(arm.p0, float(arm.effect_h or 0))
+        return _stats.binomial_normal_n(arm.p0, p1, alpha, power, arm.sides)
+    if construct is None:  # pragma: no cover - callers skip two-proportion arms then
+        raise InputError("construct", "a compiled construct", None)
+    return _stats.two_proportion_n(construct.governing_threshold_h, alpha, power, arm.sides)
+
+
+def _size_bounds(cfg: dict[str, Any]) -> Any:
+    """Every arm's closed-form n at every design point, before anything is computed: a size
+    beyond MAX_N (or one the statistics cannot form) is refused at the field setting the
+    arm's effect (the design point's alpha when its quantile is not finite)."""
+    try:
+        points = DesignPoints.model_validate(cfg.get("design_points"))
+    except Exception:  # the schema step reports malformed design points
+        return
+    construct: Construct | None = None
+    try:
+        construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
+    except Exception:
+        construct = None
+    arms = cfg.get("arms")
+    if not isinstance(arms, list):
+        return
+    for i, raw in enumerate(arms):
+        test = raw.get("test") if isinstance(raw, dict) else None
+        model = _ARM_MODELS.get(test) if isinstance(test, str) else None
+        if model is None:
+            continue
+        try:
+            arm: Any = model.model_validate(raw)
+            if isinstance(arm, BinomialArmSpec) and (
+                arm.p1 == arm.p0 or (arm.p1 is None) == (arm.effect_h is None)
+            ):
+                continue  # _arm_cross refuses it (no alternative, or two)
+            effect = _arm_effect(arm, i, construct)
+            if effect is None:
+                continue
+            loc, described = effect
+            worst: tuple[int, str] | None = None
+            for name, point in (("standard", points.standard), ("decisive", points.decisive)):
+                alpha = point.alpha if arm.sides == 2 else point.alpha / 2.0
+                try:
+                    n = _closed_form_n(arm, construct, alpha, point.power)
+                except InputError as exc:
+                    if exc.parameter == "alpha":
+                        at = ("design_points", name, "alpha")
+                        what = f"the {name} design point's normal quantile"
+                        yield at, _raw_at(cfg, at), expected_text(exc, what)
+                        worst = None
+                        break
+                    n = _stats.MAX_EXACT_SIZE + 1
+                if worst is None or n > worst[0]:
+                    worst = (n, name)
+            if worst is not None and worst[0] > MAX_N:
+                needs = (
+                    f"{worst[0]:,}"
+                    if worst[0] <= _stats.MAX_EXACT_SIZE
+                    else f"more than 2^53 = {_stats.MAX_EXACT_SIZE:,}"
+                )
+                yield (
+                    loc,
+                    _raw_at(cfg, loc),
+                    f"an effect whose sample size stays within the maximum n of {MAX_N:,} "
+                    f"({described} needs n = {needs} by the closed form at the {worst[1]} "
+                    "design point)",
+                )
+        except Exception:  # the schema step and the other rules report malformed arms
+            continue
+
+
+def _raw_at(cfg: dict[str, Any], loc: Loc) -> Any:
+    cur: Any = cfg
+    for part in loc:
+        try:
+            cur = cur[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return cur
+
+
 RULES: tuple[CrossRule, ...] = (
     *construct_rules(("construct",)),
     CrossRule(at=(), check=_arm_cross),
+    CrossRule(at=(), check=_size_bounds),
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -336,7 +466,7 @@ def size_t_arm(
     sizes = []
     for point in points:
         alpha = _test_alpha(point, spec.sides)
-        ts = _stats.t_sample_size(spec.dz, alpha, point.power, spec.sides)
+        ts = _stats.t_sample_size(spec.dz, alpha, point.power, spec.sides, n_max=MAX_N)
         sim, z = _sim_check(
             ts.n, spec.dz, alpha, spec.sides, replicates, seed, f"{tag}/{point.name}/size"
         )
@@ -376,13 +506,41 @@ def size_t_arm(
     )
 
 
+def _binomial_size(
+    p0: float, p1: float, alpha: float, power: float, sides: int
+) -> _stats.BinomialSize:
+    """The exact binomial size on the default horizon (twice the closed-form n, at least + 200)
+    or, where the target or a stable n lies beyond it (a rate near 0 or 1 makes the normal
+    approximation short), on horizons four times longer each, up to twice MAX_N."""
+    try:
+        return _stats.binomial_sample_size(p0, p1, alpha, power, sides)
+    except InputError as exc:
+        if exc.parameter != "n_max" or not isinstance(exc.received, int):
+            raise
+        horizon = exc.received
+    while True:
+        horizon = min(4 * horizon, 2 * MAX_N)
+        try:
+            return _stats.binomial_sample_size(p0, p1, alpha, power, sides, n_max=horizon)
+        except InputError as exc:
+            if exc.parameter != "n_max" or horizon >= 2 * MAX_N:
+                raise
+
+
 def size_binomial_arm(spec: BinomialArmSpec, points: tuple[DesignPoint, ...]) -> BinomialArmResult:
     p1 = spec.p1 if spec.p1 is not None else _stats.p_from_h(spec.p0, float(spec.effect_h or 0.0))
     direction = "greater" if p1 > spec.p0 else "less"
     sizes = []
     for point in points:
         alpha = _test_alpha(point, spec.sides)
-        bs = _stats.binomial_sample_size(spec.p0, p1, alpha, point.power, spec.sides)
+        bs = _binomial_size(spec.p0, p1, alpha, point.power, spec.sides)
+        if bs.stable_n > MAX_N:
+            raise InputError(
+                "n",
+                f"an alternative whose exact stable n is at most {MAX_N:,} (here {bs.stable_n:,} "
+                f"at the {point.name} design point; closed form {bs.normal_n:,})",
+                bs.stable_n,
+            )
         uses = (
             "first n (the stable n is printed beside it)"
             if bs.first_n == bs.stable_n
@@ -470,15 +628,29 @@ def run_sizing(
         ),
     )
     reps = config.simulation.replicates
+    refusals = Refusals(source)
     arms: list[ArmResult] = []
     for i, arm in enumerate(config.arms):
         tag = f"sizing/arm{i}"
-        if isinstance(arm, TArmSpec):
-            arms.append(size_t_arm(arm, points, reps, config.seed, tag))
-        elif isinstance(arm, BinomialArmSpec):
-            arms.append(size_binomial_arm(arm, points))
-        else:
-            arms.append(size_two_proportions(arm, construct, points))
+        effect = _arm_effect(arm, i, construct)
+        loc, described = effect if effect is not None else (("arms", i), f"arm {i}")
+        with refusals.at(
+            loc,
+            f"the exact sizing of {described}",
+            params={
+                "current_n": ("arms", i, "current_n"),
+                "p0": ("arms", i, "p0"),
+                "alpha": ("design_points",),
+                "power": ("design_points",),
+            },
+            hint=f"a size within the maximum n of {MAX_N:,} needs a larger effect",
+        ):
+            if isinstance(arm, TArmSpec):
+                arms.append(size_t_arm(arm, points, reps, config.seed, tag))
+            elif isinstance(arm, BinomialArmSpec):
+                arms.append(size_binomial_arm(arm, points))
+            else:
+                arms.append(size_two_proportions(arm, construct, points))
     return SizingResult(
         kind="sizing",
         construct=construct,

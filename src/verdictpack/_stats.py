@@ -6,7 +6,7 @@ layer wraps them in :class:`~verdictpack._results.Figure` objects (``exact`` for
 binomial figures, ``closed_form`` for the normal approximations, ``simulated`` for
 :func:`simulate_t_power`, see :meth:`SimPower.figure`).
 
-Definitions (DESIGN-NOTES §2 and §3):
+Definitions (docs/statistics.md §2 and §3):
 
 * φ(p) = 2·asin(√p); Cohen's h = φ(p1) − φ(p0); inverse p = sin²(φ/2).
 * One-sample / paired t: df = n − 1, noncentrality dz·√n, both rejection tails counted when
@@ -43,6 +43,8 @@ def _scipy_stats() -> Any:
 
 
 __all__ = [
+    "MAX_BINOMIAL_HORIZON",
+    "MAX_EXACT_SIZE",
     "BinomialRegion",
     "BinomialSize",
     "SimPower",
@@ -156,8 +158,39 @@ def _z(q: float) -> float:
     return float(special.ndtri(q))
 
 
+def _z_upper(alpha: float, sides: int) -> float:
+    """z_{1−α/sides}; InputError naming ``alpha`` when 1 − α/sides rounds to 1 (z infinite)."""
+    z = _z(1.0 - alpha / sides)
+    if not math.isfinite(z):
+        raise InputError(
+            "alpha",
+            "an alpha whose normal quantile z(1 - alpha/sides) is finite (alpha/sides of at "
+            "least about 1e-16: below that 1 - alpha/sides rounds to 1)",
+            alpha,
+        )
+    return z
+
+
+# Sizes are exact integers: a closed-form size beyond 2^53 is refused, not rounded.
+MAX_EXACT_SIZE = 2**53
+
+
+def _ceil_square(ratio: float, factor: float, parameter: str, received: Any) -> int:
+    """ceil(factor·ratio²) as an exact integer size; InputError naming ``parameter`` when the
+    size is not finite or beyond 2^53 (``ratio ** 2`` itself would overflow)."""
+    size = factor * (ratio * ratio) if math.isfinite(ratio) else math.inf
+    if not size <= MAX_EXACT_SIZE:
+        raise InputError(
+            parameter,
+            f"a value giving a finite sample size (this one needs about {size:.3g}, beyond "
+            f"2^53 = {MAX_EXACT_SIZE:.3g})",
+            received,
+        )
+    return math.ceil(size)
+
+
 # --------------------------------------------------------------------------------------------
-# Effect scales (DESIGN-NOTES §2)
+# Effect scales (docs/statistics.md §2)
 # --------------------------------------------------------------------------------------------
 
 
@@ -280,7 +313,7 @@ def _t_power(n: int, dz: float, alpha: float, sides: int) -> float:
     else:
         upper = float(_scipy_stats().nct.sf(c, df, nc))
         # P(T < -c) under noncentrality nc equals P(T > c) under -nc; nct.cdf(-c, df, nc) is NaN
-        # for nc beyond about 8 in scipy (DESIGN-NOTES §3), nct.sf is stable.
+        # for nc beyond about 8 in scipy (docs/statistics.md §3), nct.sf is stable.
         lower = float(_scipy_stats().nct.sf(c, df, -nc))
         power = upper + lower
     return _finite(power, "the exact t power", n=n, dz=dz, alpha=alpha, sides=sides)
@@ -297,6 +330,7 @@ def t_power(n: int, dz: float, alpha: float, sides: int) -> float:
     dz_ = _real("dz", dz)
     alpha_ = _open_unit("alpha", alpha)
     sides_ = _sides(sides)
+    _z_upper(alpha_, sides_)
     return _t_power(n_, dz_, alpha_, sides_)
 
 
@@ -310,8 +344,8 @@ def normal_n_t(dz: float, alpha: float, power: float, sides: int) -> int:
 
 
 def _normal_n_t(dz: float, alpha: float, power: float, sides: int) -> int:
-    z_sum = _z(1.0 - alpha / sides) + _z(power)
-    return math.ceil((z_sum / abs(dz)) ** 2)
+    z_sum = _z_upper(alpha, sides) + _z(power)
+    return _ceil_square(z_sum / abs(dz), 1.0, "dz", dz)
 
 
 def t_sample_size(dz: float, alpha: float, power: float, sides: int, n_max: int = 100_000) -> TSize:
@@ -375,6 +409,7 @@ def simulate_t_power(
     reps = _integer("replicates", replicates, 1)
     if not isinstance(rng, np.random.Generator):
         raise InputError("rng", "a numpy.random.Generator", repr(rng))
+    _z_upper(alpha_, sides_)
     c = float(_scipy_stats().t.ppf(1.0 - alpha_ / sides_, n_ - 1))
     sign = -1.0 if dz_ < 0 else 1.0
     chunk = max(1, _SIM_CHUNK_DRAWS // n_)
@@ -598,10 +633,14 @@ def binomial_normal_n(p0: float, p1: float, alpha: float, power: float, sides: i
 
 
 def _binomial_normal_n(p0: float, p1: float, alpha: float, power: float, sides: int) -> int:
-    za = _z(1.0 - alpha / sides)
+    za = _z_upper(alpha, sides)
     zb = _z(power)
     num = za * math.sqrt(p0 * (1.0 - p0)) + zb * math.sqrt(p1 * (1.0 - p1))
-    return math.ceil((num / abs(p1 - p0)) ** 2)
+    return _ceil_square(num / abs(p1 - p0), 1.0, "p1", p1)
+
+
+# binomial_sample_size holds ~10 arrays over its horizon: at most ~320 MB at this bound.
+MAX_BINOMIAL_HORIZON = 4_000_000
 
 
 def binomial_sample_size(
@@ -631,6 +670,13 @@ def binomial_sample_size(
     sides_ = _sides(sides)
     normal = _binomial_normal_n(p0_, p1_, alpha_, power_, sides_)
     horizon = max(2 * normal, normal + 200) if n_max is None else _integer("n_max", n_max, 1)
+    if horizon > MAX_BINOMIAL_HORIZON:
+        raise InputError(
+            "p1" if n_max is None else "n_max",
+            f"a search horizon of at most {MAX_BINOMIAL_HORIZON:,} sizes (every size is held in "
+            f"memory at once; this alternative needs {horizon:,}, closed-form n {normal:,})",
+            p1 if n_max is None else n_max,
+        )
     direction: Direction = "greater" if p1_ > p0_ else "less"
 
     ns = np.arange(1, horizon + 1, dtype=np.int64)
@@ -686,8 +732,8 @@ def two_proportion_n(h: float, alpha: float, power: float, sides: int) -> int:
     alpha_ = _open_unit("alpha", alpha)
     power_ = _open_unit("power", power)
     sides_ = _sides(sides)
-    z_sum = _z(1.0 - alpha_ / sides_) + _z(power_)
-    return math.ceil(2.0 * (z_sum / abs(h_)) ** 2)
+    z_sum = _z_upper(alpha_, sides_) + _z(power_)
+    return _ceil_square(z_sum / abs(h_), 2.0, "h", h)
 
 
 def two_proportion_power(n: int, h: float, alpha: float, sides: int) -> float:
@@ -700,7 +746,7 @@ def two_proportion_power(n: int, h: float, alpha: float, sides: int) -> float:
     h_ = _real("h", h)
     alpha_ = _open_unit("alpha", alpha)
     sides_ = _sides(sides)
-    z = _z(1.0 - alpha_ / sides_)
+    z = _z_upper(alpha_, sides_)
     delta = abs(h_) * math.sqrt(n_ / 2.0)
     result = float(special.ndtr(delta - z))
     if sides_ == 2:

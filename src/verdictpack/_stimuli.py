@@ -1100,6 +1100,10 @@ class GateSpotCheck:
     bound_at_pairs_minus_1: Figure | None
 
 
+# The most pairs a spot-check may need (the most candidates a factory run may make).
+MAX_SPOT_CHECK_PAIRS = 1_000_000
+
+
 def size_gate_spot_check(
     error_rate: float = 0.10,
     confidence: float = 0.95,
@@ -1111,7 +1115,8 @@ def size_gate_spot_check(
 
     The ceiling is verified on both sides against (1 − e)^n ≤ 1 − confidence, so a float ratio that
     lands a hair above an integer does not add a pair. With ``n_admitted`` given, InputError naming
-    it when the check needs more pairs than were admitted.
+    it when the check needs more pairs than were admitted; InputError naming ``error_rate`` when
+    the check would need more than ``MAX_SPOT_CHECK_PAIRS`` pairs.
     """
     e = _threshold("error_rate", error_rate, 0.0, 1.0)
     if not 0.0 < e < 1.0:
@@ -1122,7 +1127,15 @@ def size_gate_spot_check(
     passes = _int_at_least("passes_per_pair", passes_per_pair, 1)
     cost = _threshold("cost_per_touch", cost_per_touch, 0.0, math.inf)
     miss = 1.0 - conf
-    n = max(1, math.ceil(math.log(miss) / math.log1p(-e)))
+    estimate = math.log(miss) / math.log1p(-e)
+    if not estimate <= MAX_SPOT_CHECK_PAIRS:  # (1 − e)^n rounds to 1 long before e reaches 0
+        raise InputError(
+            "error_rate",
+            f"an error rate whose spot-check needs at most {MAX_SPOT_CHECK_PAIRS:,} pairs (this "
+            f"one needs about {estimate:.3g} at confidence {conf:g})",
+            error_rate,
+        )
+    n = max(1, math.ceil(estimate))
     while n > 1 and math.pow(1.0 - e, n - 1) <= miss:
         n -= 1
     while math.pow(1.0 - e, n) > miss:

@@ -28,20 +28,25 @@ from verdictpack._compiler import (
     unique_names,
 )
 from verdictpack._design import (
+    MAX_COST,
     HumanSpec,
     RoutesSpec,
     SequentialSettings,
     SequentialSpec,
     build_sequential,
+    fixed_n_defect,
+    route_rules,
     sequential_rules,
 )
+from verdictpack._errors import InputError
 from verdictpack._judges import JudgeSheet, Panel, TruthScenario
 from verdictpack._layer import Layer, RunOptions, report_and_results
 from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 from verdictpack._parallel import usable_cpus
 from verdictpack._provenance import Provenance, provenance
+from verdictpack._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
 from verdictpack._results import Figure, exact
-from verdictpack._stats import binomial_sample_size, two_proportion_n
+from verdictpack._stats import binomial_sample_size
 
 __all__ = ["RouteComparison", "VerdictConfig", "VerdictResult", "run_verdict"]
 
@@ -51,7 +56,9 @@ BLOCK_SIZE = 500
 class StreamModelSpec(StrictModel):
     judges_per_root: int = Field(ge=1, le=50)
     latent_correlation: float = Field(ge=-1.0, le=1.0)
-    cost_per_judgment: float = Field(ge=0.0)
+    cost_per_judgment: float = Field(
+        ge=0.0, le=MAX_COST, description=f"price of one judgment, at most {MAX_COST:.0e}"
+    )
     stream_correlation: float = Field(ge=-1.0, le=1.0)
     human: HumanSpec
 
@@ -63,7 +70,7 @@ class ScenarioSpec(StrictModel):
 
 class VerdictConfig(StrictModel):
     kind: Literal["verdict"]
-    seed: int = Field(ge=0, lt=2**63)
+    seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     construct_spec: ConstructSpec = Field(alias="construct")
     sequential: SequentialSpec
     streams: StreamModelSpec
@@ -75,6 +82,7 @@ class VerdictConfig(StrictModel):
 RULES = (
     *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
+    *route_rules(),
     unique_names("scenarios", "a scenario name"),
 )
 
@@ -154,9 +162,14 @@ def route_design(
     fixed_human_touches: int = 0,
     fixed_human_cost: float = 0.0,
 ) -> RouteDesign:
-    fixed_n = two_proportion_n(
-        construct.governing_threshold_h, 2 * construct.per_tail_alpha, routes.fixed_n_power, 1
-    )
+    fixed_n, defect = fixed_n_defect(construct, routes.fixed_n_power)
+    if fixed_n is None:  # configs are refused before the run (route_rules); API callers here
+        loc, expected = defect or (("construct",), "a fixed-n design within the bounds")
+        parameter, received = {
+            "alpha": ("alpha", 2 * construct.per_tail_alpha),
+            "fixed_n_power": ("fixed_n_power", routes.fixed_n_power),
+        }.get(str(loc[-1]), ("threshold_h", construct.governing_threshold_h))
+        raise InputError(parameter, expected, received)
     return RouteDesign(
         construct=construct,
         panel=panel,
@@ -228,23 +241,38 @@ def run_verdict(
 ) -> VerdictResult:
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
-    panel = _stream_panel(config.streams, construct.human_baseline_rate)
-    design = route_design(construct, panel, config.streams.human, sequential, config.routes)
-    jobs = [
-        Job(
-            design,
-            TruthScenario(
+    refusals = Refusals(source)
+    with refusals.at(("streams", "latent_correlation"), "the exchangeable stream panel"):
+        panel = _stream_panel(config.streams, construct.human_baseline_rate)
+    with refusals.at(
+        governing_loc(construct),
+        "the route design",
+        params={"alpha": ("construct", "alpha"), "fixed_n_power": ("routes", "fixed_n_power")},
+    ):
+        design = route_design(construct, panel, config.streams.human, sequential, config.routes)
+    jobs = []
+    for i, sc in enumerate(config.scenarios):
+        with refusals.at(("scenarios", i, "true_h"), f"scenario {sc.name!r}"):
+            scenario = TruthScenario(
                 name=sc.name,
                 effect_scale=sc.true_h,
                 stream_correlation=config.streams.stream_correlation,
-            ),
-            f"verdict/{i}",
+            )
+        jobs.append(Job(design, scenario, f"verdict/{i}"))
+    with refusals.at(("streams",), "the simulation of the stream model"):
+        scenarios = simulate_scenarios(
+            jobs, config.seed, config.replicates, BLOCK_SIZE, threads=usable_cpus()
         )
-        for i, sc in enumerate(config.scenarios)
-    ]
-    scenarios = simulate_scenarios(
-        jobs, config.seed, config.replicates, BLOCK_SIZE, threads=usable_cpus()
-    )
+    with refusals.at(
+        ("routes", "sprt_beta"),
+        "the SPRT's exact operating characteristics",
+        params={
+            "alpha": ("construct", "alpha"),
+            "p1": governing_loc(construct),
+            "n_max": ("routes", "fixed_n_power"),
+        },
+    ):
+        exact_sprt = sprt_exact(design, config.routes.fixed_n_power)
     return VerdictResult(
         kind="verdict",
         construct=construct,
@@ -258,7 +286,7 @@ def run_verdict(
         fixed_n_power=config.routes.fixed_n_power,
         touches_per_root=design.model_touches_per_root + design.human_judgments_per_root,
         cost_per_root=design.model_cost_per_root + design.human_cost_per_root,
-        sprt_exact=sprt_exact(design, config.routes.fixed_n_power),
+        sprt_exact=exact_sprt,
         scenarios=tuple(scenarios),
         provenance=provenance(
             source,
