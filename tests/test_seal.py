@@ -134,3 +134,77 @@ def test_cli_refuses_bad_arguments(tmp_path: Path, sizing_config: Path) -> None:
     assert main(["seal-test", "--config", str(sizing_config), "--keep", str(keep)]) == 2
     assert main(["seal-test", "--config", str(tmp_path / "missing.json")]) == 2
     assert main(["seal-test", "--battery", "half"]) == 2
+
+
+# ----------------------------------------------------------------------------------------------
+# a plain (non-editable) install ships the example configs, and find_examples uses them
+# ----------------------------------------------------------------------------------------------
+
+
+def _build_wheel(tree: Path, dest: Path) -> Path:
+    """Build the project's wheel from a copy of its source tree (the checkout stays clean)."""
+    import shutil
+    from importlib import metadata
+
+    from conftest import ROOT
+
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, tree / name)
+    shutil.copytree(ROOT / "examples", tree / "examples")  # outputs/ included: they must stay out
+    shutil.copytree(
+        ROOT / "src",
+        tree / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.egg-info"),
+    )
+    cmd = [sys.executable, "-m", "pip", "wheel", str(tree), "--no-deps", "-q", "-w", str(dest)]
+    try:  # the build backend in this environment when it is recent enough, else pip's isolation
+        setuptools = tuple(int(p) for p in metadata.version("setuptools").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        setuptools = (0, 0)
+    if setuptools >= (74, 1):
+        cmd.append("--no-build-isolation")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    wheels = sorted(dest.glob("verdictpack-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def test_the_wheel_ships_the_example_configs_and_find_examples_uses_them(tmp_path: Path) -> None:
+    import os
+    import zipfile
+
+    from conftest import EXAMPLES
+
+    (tmp_path / "tree").mkdir()
+    wheel = _build_wheel(tmp_path / "tree", tmp_path / "wheel")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        shipped = {n: z.read(n) for n in names if n.startswith("verdictpack/_examples/")}
+        z.extractall(tmp_path / "site")
+    configs = sorted(EXAMPLES.glob("*.json"))
+    assert configs
+    # every example config, byte for byte, and nothing else from examples/ (no outputs)
+    assert shipped == {f"verdictpack/_examples/{p.name}": p.read_bytes() for p in configs}
+    assert not [n for n in names if "outputs" in n]
+    # the installed package (first on the path, as in a plain install) finds its own copy
+    code = (
+        "import verdictpack, verdictpack._seal as s\n"
+        "print(verdictpack.__file__)\n"
+        "print(s.find_examples())\n"
+    )
+    site = (tmp_path / "site").resolve()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    res = subprocess.run(
+        [sys.executable, "-P", "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    package, examples = res.stdout.split()
+    assert Path(package) == site / "verdictpack" / "__init__.py"
+    assert Path(examples) == site / "verdictpack" / "_examples"
+    assert sorted(p.name for p in Path(examples).glob("*.json")) == [p.name for p in configs]

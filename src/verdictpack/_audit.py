@@ -3,12 +3,19 @@
 The audit reads only an output folder (results.json, report.md and the layer's other files). It
 never imports the modules that computed the numbers (``_stats``, ``_sequential``, ``_sprt``,
 ``_judges``, ``_operating``, ``_report``, the layers): every re-derivation below is written here,
-differently, from the definitions in DESIGN-NOTES.
+differently, from the definitions in docs/statistics.md.
 
 Per kind (results.json ``kind``):
 
 * every kind: the construct block (odds ratio as h, the smaller effect governs, the threshold rate,
   per-tail alpha = alpha / 4, e-boundary = 1 / per-tail alpha); every Figure well formed; no NaN.
+* every kind, provenance.json (``_provenance`` is not imported: its formulas are written here
+  again): the seed equals results.json's; the seed commitment is recomputed, SHA-256 of the lines
+  ``verdictpack/seed-commitment/v1``, ``config_jcs_sha256``, the decimal seed (each ending in
+  ``\\n``); ``config_sha256`` and ``config_jcs_sha256`` are 64 lowercase hex digits. With the config
+  file (``--config FILE``; the reproduction passes each example's), ``config_sha256`` is the SHA-256
+  of its bytes, ``config_jcs_sha256`` that of its RFC 8785 form (a canonicaliser written here from
+  the RFC), and its kind and seed are the recorded ones; without it those two are UNVERIFIED.
 * sizing: exact t sizes by quadrature of P(Z + δ > c·√(V/df)) over the density of √(V/df)
   (scipy.integrate.quad; central-t critical value from the incomplete beta function; never
   scipy.stats.nct), both tails: n reaches the target and n − 1 does not, power at n and n − 1, at
@@ -48,6 +55,7 @@ Anything that cannot be re-derived is reported UNVERIFIED with its reason, never
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import math
@@ -56,6 +64,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -3537,19 +3546,188 @@ def _audit_markdown(
 
 
 # ==============================================================================================
+# Provenance
+# ==============================================================================================
+
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+_SAFE_INTEGER = 2**53 - 1  # RFC 8785 numbers are IEEE doubles: larger integers have no one form
+
+
+def _is_sha256(v: Any) -> bool:
+    return isinstance(v, str) and _SHA256_HEX.fullmatch(v) is not None
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _expected_commitment(seed: int, config_jcs_sha256: str) -> str:
+    """The seed commitment from its definition: SHA-256 of the UTF-8 lines
+    ``verdictpack/seed-commitment/v1``, the canonical config's SHA-256 and the decimal seed, each
+    ending in a newline (written here again; the audit imports nothing that computed it)."""
+    lines = [b"verdictpack/seed-commitment/v1", config_jcs_sha256.encode("ascii"), b"%d" % seed]
+    return hashlib.sha256(b"".join(line + b"\n" for line in lines)).hexdigest()
+
+
+def _es_number(x: float) -> str:
+    """ECMAScript's Number::toString of a finite double (RFC 8785 section 3.2.2.3): the shortest
+    round-trip digits (Python's repr finds them), placed by the decimal exponent."""
+    if x == 0:
+        return "0"
+    _, digit_tuple, exp = Decimal(repr(abs(x))).as_tuple()
+    if not isinstance(exp, int):
+        raise ValueError(f"number {x} has no RFC 8785 form")
+    all_digits = "".join(map(str, digit_tuple))
+    n = exp + len(all_digits)  # value = 0.d1d2... × 10^n
+    digits = all_digits.rstrip("0")
+    k = len(digits)
+    out = "-" if x < 0 else ""
+    if k <= n <= 21:
+        return out + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return out + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return out + "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return out + mantissa + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+
+
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
+_JSON_ESCAPES["\t"] = "\\t"
+
+
+def _es_string(s: str) -> str:
+    parts = ['"']
+    for ch in s:
+        if ch in _JSON_ESCAPES:
+            parts.append(_JSON_ESCAPES[ch])
+        elif ord(ch) < 0x20:
+            parts.append(f"\\u{ord(ch):04x}")
+        else:
+            parts.append(ch)
+    parts.append('"')
+    return "".join(parts)
+
+
+def _canonical_json(value: Any) -> str:
+    """RFC 8785 (JSON Canonicalization Scheme) text of a parsed JSON value, written here from the
+    RFC: no whitespace, object members sorted by the UTF-16 code units of their names, numbers in
+    ECMAScript form, strings with only the mandatory escapes. ValueError where the RFC has no
+    form (non-finite numbers, integers beyond 2^53 - 1)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        if abs(value) > _SAFE_INTEGER:
+            raise ValueError(f"integer {value} has no RFC 8785 form (beyond 2^53 - 1)")
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"number {value} has no RFC 8785 form")
+        return _es_number(value)
+    if isinstance(value, str):
+        return _es_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical_json(v) for v in value) + "]"
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda k: str(k).encode("utf-16-be"))
+        return "{" + ",".join(_es_string(k) + ":" + _canonical_json(value[k]) for k in keys) + "}"
+    raise ValueError(f"{type(value).__name__} is not a JSON value")
+
+
+def _audit_provenance(
+    A: _Auditor, res: dict[str, Any], prov: dict[str, Any], config: Path | None
+) -> None:
+    """The seed in results.json and provenance.json agree; the seed commitment is recomputed; the
+    config hashes are SHA-256 digests; with the config file, both hashes are recomputed from its
+    bytes and its kind and seed are the recorded ones."""
+    p = "provenance.json"
+    if not A.true(p, "provenance present", bool(prov), "provenance.json", "missing or empty"):
+        return
+    seed, recorded = res.get("seed"), prov.get("seed")
+    A.eq(f"{p} $.seed", "the seed recorded in provenance is results.json $.seed", seed, recorded)
+    for key in ("config_sha256", "config_jcs_sha256"):
+        v = prov.get(key)
+        A.true(f"{p} $.{key}", "a SHA-256 digest", _is_sha256(v), "64 lowercase hex digits", v)
+    jcs, commitment = prov.get("config_jcs_sha256"), prov.get("seed_commitment")
+    where = f"{p} $.seed_commitment"
+    if recorded is None:
+        A.eq(where, "no seed, no seed commitment", None, commitment)
+    elif _is_int(recorded) and isinstance(jcs, str) and _is_sha256(jcs):
+        A.eq(
+            where,
+            "recomputed from the seed and config_jcs_sha256",
+            _expected_commitment(recorded, jcs),
+            commitment,
+        )
+    else:
+        A.true(
+            where,
+            "recomputable",
+            False,
+            "an integer seed and a well-formed config_jcs_sha256",
+            f"seed {_show(recorded)}, config_jcs_sha256 {_show(jcs)}",
+        )
+    if config is None:
+        A.unverified(
+            f"{p} $.config_sha256, $.config_jcs_sha256",
+            "the config hashes recomputed from the config file",
+            "the config file was not given (verdictpack audit RUN_DIR --config FILE)",
+        )
+        return
+    try:
+        raw = config.read_bytes()
+        data = _load_json_bytes(raw, config.name)
+        canonical = _canonical_json(data).encode("utf-8")
+    except (OSError, ValueError, UnicodeError) as exc:
+        A.true(
+            str(config),
+            "the config file is JSON with an RFC 8785 form",
+            False,
+            "a readable JSON config",
+            f"{type(exc).__name__}: {exc}",
+        )
+        return
+    A.eq(
+        f"{p} $.config_sha256",
+        f"SHA-256 of the bytes of {config.name}",
+        hashlib.sha256(raw).hexdigest(),
+        prov.get("config_sha256"),
+    )
+    A.eq(
+        f"{p} $.config_jcs_sha256",
+        f"SHA-256 of the RFC 8785 form of {config.name}",
+        hashlib.sha256(canonical).hexdigest(),
+        jcs,
+    )
+    fields = data if isinstance(data, dict) else {}
+    A.eq(f"{p} $.seed", f"the seed of {config.name}", fields.get("seed"), recorded)
+    A.eq(f"{p} $.kind", f"the kind of {config.name}", fields.get("kind"), prov.get("kind"))
+
+
+# ==============================================================================================
 # Driver
 # ==============================================================================================
 
 
+def _load_json_bytes(raw: bytes, name: str) -> Any:
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"non-finite number {constant} in {name}")
+
+    return json.loads(raw.decode("utf-8"), parse_constant=refuse)
+
+
 def _load_json(path: Path) -> Any:
-    def refuse(name: str) -> Any:
-        raise ValueError(f"non-finite number {name} in {path.name}")
-
-    return json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
+    return _load_json_bytes(path.read_bytes(), path.name)
 
 
-def audit_run(run_dir: str | Path) -> AuditReport:
-    """Audit one output folder; never raises for a defect in the folder (it becomes a failure)."""
+def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditReport:
+    """Audit one output folder; never raises for a defect in the folder (it becomes a failure).
+    With ``config`` (the config file the folder was made from) its hashes are recomputed too."""
     run = Path(run_dir)
     A = _Auditor()
     kind = "?"
@@ -3558,6 +3736,7 @@ def audit_run(run_dir: str | Path) -> AuditReport:
         kind = str(res.get("kind", "?"))
         prov = _load_json(run / "provenance.json") if (run / "provenance.json").exists() else {}
         A.eq("provenance.json $.kind", "provenance names the same kind", kind, prov.get("kind"))
+        _audit_provenance(A, res, prov, None if config is None else Path(config))
         _audit_figures(A, res, "results.json")
         _audit_construct(A, res)
         handlers: dict[str, Callable[[], None]] = {
@@ -3592,12 +3771,54 @@ def audit_run(run_dir: str | Path) -> AuditReport:
     return AuditReport(str(run), kind, tuple(A.findings))
 
 
-def audit_runs(run_dirs: Sequence[str | Path]) -> list[AuditReport]:
-    """Audit several folders (UsageError when one does not exist)."""
+def _config_name(run_dir: Path) -> Any:
+    """The config file name a folder's provenance records (None when unreadable)."""
+    try:
+        prov = _load_json(run_dir / "provenance.json")
+    except (OSError, ValueError):
+        return None
+    return prov.get("config_name") if isinstance(prov, dict) else None
+
+
+def _pair_configs(run_dirs: Sequence[Path], configs: Sequence[Path]) -> dict[int, Path]:
+    """Which config file each folder is checked against: one folder and one config are paired;
+    otherwise a config goes to every folder whose provenance names its file name."""
+    for c in configs:
+        if not c.is_file():
+            raise UsageError(f"verdictpack audit: --config {c}: expected a config file; not found")
+    if len(run_dirs) == 1 and len(configs) == 1:
+        return {0: configs[0]}
+    by_name: dict[str, Path] = {}
+    for c in configs:
+        if c.name in by_name:
+            raise UsageError(
+                f"verdictpack audit: --config {c}: two configs named {c.name}; expected one "
+                "config per name (a folder is matched by the config_name in its provenance)"
+            )
+        by_name[c.name] = c
+    names = [_config_name(d) for d in run_dirs]
+    for name, c in by_name.items():
+        if name not in names:
+            raise UsageError(
+                f"verdictpack audit: --config {c}: no folder's provenance.json names "
+                f"config_name {name!r}; expected a config of one of the folders "
+                f"({', '.join(str(n) for n in names)})"
+            )
+    return {i: by_name[n] for i, n in enumerate(names) if isinstance(n, str) and n in by_name}
+
+
+def audit_runs(
+    run_dirs: Sequence[str | Path], configs: Sequence[str | Path] = ()
+) -> list[AuditReport]:
+    """Audit several folders (UsageError when one does not exist); ``configs``: the config files
+    they were made from, matched by :func:`_pair_configs` (a folder without one has its config
+    hashes UNVERIFIED)."""
     for d in run_dirs:
         if not Path(d).is_dir():
             raise UsageError(f"verdictpack audit: {d}: expected an output folder; not found")
-    return [audit_run(d) for d in run_dirs]
+    dirs = [Path(d) for d in run_dirs]
+    paired = _pair_configs(dirs, [Path(c) for c in configs])
+    return [audit_run(d, paired.get(i)) for i, d in enumerate(dirs)]
 
 
 def format_reports(reports: Sequence[AuditReport], verbose: bool = False) -> str:
@@ -3621,7 +3842,8 @@ def format_reports(reports: Sequence[AuditReport], verbose: bool = False) -> str
 
 
 def cli(argv: Sequence[str]) -> int:
-    """``verdictpack audit RUN_DIR... [--verbose]``: 0 when nothing failed, 1 otherwise."""
+    """``verdictpack audit RUN_DIR... [--config FILE]... [--verbose]``: 0 when nothing failed,
+    1 otherwise."""
 
     class _P(argparse.ArgumentParser):
         def error(self, message: str) -> Any:
@@ -3632,9 +3854,17 @@ def cli(argv: Sequence[str]) -> int:
         description="Re-derive every headline number of output folders by a second method.",
     )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="the config a folder was made from: its SHA-256 and RFC 8785 hashes are recomputed "
+        "(repeatable; matched to folders by the config_name in their provenance)",
+    )
     p.add_argument("--verbose", action="store_true", help="print every check, not only failures")
     args = p.parse_args(list(argv))
-    reports = audit_runs(args.run_dirs)
+    reports = audit_runs(args.run_dirs, args.config)
     print(format_reports(reports, args.verbose), end="")
     return 0 if all(r.passed for r in reports) else 1
 

@@ -47,6 +47,7 @@ from verdictpack._design import (
     build_panel,
     build_sequential,
     panel_rules,
+    route_rules,
     sequential_rules,
     summarize_panel,
 )
@@ -65,11 +66,10 @@ from verdictpack._operating import (
 )
 from verdictpack._parallel import usable_cpus
 from verdictpack._provenance import Provenance, provenance
+from verdictpack._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
 from verdictpack._rng import block_streams
-from verdictpack._stats import two_proportion_n
 
 __all__ = [
-    "MAX_TASK_CELLS",
     "BatteryConfig",
     "BatteryResult",
     "BatteryScenario",
@@ -83,9 +83,6 @@ __all__ = [
     "simulate_battery",
 ]
 
-# Upper bound on (replicates in one task) × horizon: the task's int64 count arrays (model and
-# human) then stay below ~2 × 8 bytes × MAX_TASK_CELLS = 400 MB per worker.
-MAX_TASK_CELLS = 25_000_000
 DASK_HINT = "pip install 'verdictpack[dask]'"
 
 # which config fields each scenario needs (and may carry); the rest are refused for it
@@ -143,7 +140,7 @@ class BatteryScenarioSpec(StrictModel):
 
 class BatteryConfig(StrictModel):
     kind: Literal["battery"]
-    seed: int = Field(ge=0, lt=2**63)
+    seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     construct_spec: ConstructSpec = Field(alias="construct")
     sequential: SequentialSpec
     panel: PanelSpec
@@ -204,8 +201,9 @@ def _scenario_fields(cfg: dict[str, Any]) -> Iterator[Issue]:
 
 def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
     """Checks that need the compiled construct and panel: the scenarios are built through the
-    generative model (a scenario it refuses is a config defect at its path), the block size
-    divides the replicates, and one task's arrays fit the memory bound."""
+    generative model (a scenario it refuses is a config defect at its path) and the block size
+    divides the replicates. (A task's memory is bounded by the simulation itself, which runs
+    long horizons in slices of replicates: :func:`verdictpack._operating.run_cells`.)"""
     reps, block = _positive_int(cfg.get("replicates")), _positive_int(cfg.get("block_size"))
     if reps is not None and block is not None:
         if block > reps:
@@ -219,8 +217,6 @@ def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
     try:
         construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
         panel = build_panel(PanelSpec.model_validate(cfg.get("panel")))
-        seq = SequentialSpec.model_validate(cfg.get("sequential"))
-        routes = RoutesSpec.model_validate(cfg.get("routes"))
         specs = [BatteryScenarioSpec.model_validate(s) for s in cfg.get("scenarios") or []]
     except Exception:  # the schema and the other rules report malformed blocks
         return
@@ -241,20 +237,6 @@ def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
                     f"a scenario the panel can carry (the generative model refused "
                     f"{exc.parameter} = {format_value(exc.received)}; expected {exc.allowed})",
                 )
-    if block is not None and specs:
-        fixed_n = two_proportion_n(
-            construct.governing_threshold_h, 2 * construct.per_tail_alpha, routes.fixed_n_power, 1
-        )
-        horizon = max(seq.cap_roots, fixed_n)
-        cells = block * len(specs) * horizon
-        if cells > MAX_TASK_CELLS:
-            yield (
-                ("block_size",),
-                block,
-                f"at most {MAX_TASK_CELLS // (len(specs) * horizon)} (one task holds block_size "
-                f"× {len(specs)} scenarios × {horizon} roots of counts; the bound is "
-                f"{MAX_TASK_CELLS:,} cells)",
-            )
 
 
 def _positive_int(value: Any) -> int | None:
@@ -275,6 +257,7 @@ RULES = (
     *sequential_construct_rules(("construct",)),
     *sequential_rules(("sequential",)),
     *panel_rules(("panel",)),
+    *route_rules(),
     CrossRule(at=(), check=_scenario_fields),
     CrossRule(at=(), check=_design_checks),
 )
@@ -421,25 +404,156 @@ def _run_in_process(tasks: Sequence[BlockTask], tick: Callable[[], None]) -> Out
     return out
 
 
+# Worker processes never outlive the run that started them. A worker's start-up (the pool's
+# initializer, in the fresh interpreter of the spawn context) asks Linux to SIGKILL it when its
+# parent dies (prctl PR_SET_PDEATHSIG), checks right after that the parent is still the process
+# that started it (it may have died before the request), and starts a watchdog thread that polls
+# the parent (every platform; the only guard where prctl is missing). The death signal fires when
+# the *thread* that forked the worker ends: ProcessPoolExecutor spawns workers from submit() (the
+# thread running _run_process_pool, which outlives the pool) or, when it replaces workers, from
+# its manager thread (which lives until shutdown), so it never fires early. A worker's stdin and
+# stdout are /dev/null: it prints nothing, so the caller's stdout never waits on it; its stderr
+# stays (diagnostics) and closes with it. SIGTERM in the parent terminates the pool (workers
+# ended, futures cancelled) and exits 143 with one line on stderr.
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_ORPHAN_EXIT = 70  # a worker whose parent died exits with this code
+_PARENT_POLL_SECONDS = 0.5
+_TERMINATED_EXIT = 128 + 15  # the shell's code for "ended by SIGTERM"
+
+
+class _Terminated(SystemExit):
+    """Raised by the pool's SIGTERM handler: unwinds the run (a SystemExit, so no traceback)."""
+
+
+def _set_parent_death_signal() -> bool:
+    """Linux: SIGKILL this process when its parent dies; False where that is not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(
+            ctypes.c_int(_PR_SET_PDEATHSIG),
+            ctypes.c_ulong(signal.SIGKILL),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+        )
+    except (OSError, AttributeError):
+        return False
+    return int(ok) == 0
+
+
+def _parent_gone(parent_pid: int) -> bool:
+    """Whether the process that started this one has died (POSIX: we were re-parented)."""
+    import os
+
+    if os.name == "posix":
+        return os.getppid() != parent_pid
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    return parent is not None and not parent.is_alive()
+
+
+def _watch_parent(parent_pid: int, interval: float = _PARENT_POLL_SECONDS) -> None:
+    """Start a daemon thread that ends this process (``os._exit``) once the parent is gone; it
+    polls every ``interval`` seconds for as long as the process lives."""
+    import os
+    import threading
+    import time
+
+    def watch() -> None:
+        while not _parent_gone(parent_pid):
+            time.sleep(interval)
+        os._exit(_ORPHAN_EXIT)
+
+    threading.Thread(target=watch, name="verdictpack-parent-watch", daemon=True).start()
+
+
+def _worker_start(parent_pid: int) -> None:
+    """The pool's initializer, run first in every worker: die with the parent, hold no pipe of the
+    caller's on stdin or stdout."""
+    import os
+
+    _set_parent_death_signal()
+    if _parent_gone(parent_pid):  # the parent died before the death signal was armed
+        os._exit(_ORPHAN_EXIT)
+    _watch_parent(parent_pid)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in (0, 1):
+            os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+def _end_workers(pool: Any, timeout: float = 5.0) -> None:
+    """Terminate the pool's worker processes and wait (bounded) until they are gone."""
+    from multiprocessing.connection import wait
+
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    alive = [p for p in procs if p.is_alive()]
+    if alive:
+        wait([p.sentinel for p in alive], timeout)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+
+
 def _run_process_pool(
     tasks: Sequence[BlockTask], workers: int, tick: Callable[[], None]
 ) -> Outcomes:
     import multiprocessing
+    import os
+    import signal
+    import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        raise _Terminated(_TERMINATED_EXIT)
+
+    # Only the main thread may set handlers; a handler someone else installed is left alone.
+    previous: Any = None
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
 
     out: Outcomes = [() for _ in tasks]
     # spawn: a fresh interpreter per worker, safe whatever threads the parent holds
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
+    pool: ProcessPoolExecutor | None = None
+    try:
+        pool = ProcessPoolExecutor(
+            max_workers=min(workers, len(tasks)),
+            mp_context=ctx,
+            initializer=_worker_start,
+            initargs=(os.getpid(),),
+        )
         futures = [pool.submit(run_block_task, task) for task in tasks]
-        try:
-            for fut in as_completed(futures):
-                _collect(out, fut.result())
-                tick()
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
+        for fut in as_completed(futures):
+            _collect(out, fut.result())
+            tick()
+        pool.shutdown(wait=True)
+    except BaseException as exc:
+        # Ending the workers breaks the pool: its manager fails every pending future and exits.
+        # (No future is cancelled here: Python 3.11's manager then fails on the cancelled ones.)
+        if pool is not None:
+            _end_workers(pool)
+            pool.shutdown(wait=True)
+        if isinstance(exc, _Terminated):
+            print(
+                "verdictpack: terminated (SIGTERM); workers ended, nothing written", file=sys.stderr
+            )
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return out
 
 
@@ -556,13 +670,24 @@ def run_battery(
 
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
-    panel = build_panel(config.panel)
-    design = route_design(construct, panel, config.human, sequential, config.routes)
-    jobs = [
-        Job(design, build_scenario(spec, panel, construct), f"battery/{spec.display}")
-        for spec in config.scenarios
-    ]
-    outcomes = simulate_battery(jobs, config.seed, config.replicates, config.block_size, options)
+    refusals = Refusals(source)
+    with refusals.at(("panel",), "the panel"):
+        panel = build_panel(config.panel)
+    with refusals.at(
+        governing_loc(construct),
+        "the route design",
+        params={"alpha": ("construct", "alpha"), "fixed_n_power": ("routes", "fixed_n_power")},
+    ):
+        design = route_design(construct, panel, config.human, sequential, config.routes)
+    jobs = []
+    for i, spec in enumerate(config.scenarios):
+        with refusals.at(("scenarios", i), f"scenario {spec.display!r}"):
+            scenario = build_scenario(spec, panel, construct)
+        jobs.append(Job(design, scenario, f"battery/{spec.display}"))
+    with refusals.at(("scenarios",), "the battery's simulation"):
+        outcomes = simulate_battery(
+            jobs, config.seed, config.replicates, config.block_size, options
+        )
     n_blocks = config.replicates // config.block_size
     rows = tuple(
         BatteryScenario(

@@ -5,14 +5,23 @@
 2. runs the seal test on the same configs (battery reduced, see :mod:`verdictpack._seal`);
 3. runs the self-audit over every run folder (:mod:`verdictpack._audit`);
 4. compares every regenerated file with ``examples/outputs/<example stem>/`` byte for byte, except
-   ``provenance.json``'s ``wall_clock`` field.
+   ``provenance.json``'s ``wall_clock`` field (and provenance.json's hash in the marker
+   ``.verdictpack-output.json``, which the committed folders carry too).
 
 It prints a summary and exits 1 on any difference, seal failure, audit failure or failed run
 (2 for a refused command line).
 
+``--out DIR`` follows the output folder contract (:mod:`verdictpack._output`): refused when it is
+the working directory, holds the examples, holds ``.git``, ...; with ``--force`` each run folder
+in it is replaced by its run only when an earlier run wrote it. ``DIR/<stem>`` are ordinary
+output folders (marker included).
+
 ``--update`` is for maintainers: after steps 1-3 pass it writes the regenerated folders to
-``examples/outputs/`` (replacing them) instead of comparing. Run it only when a change of numbers
-is intended, and review the diff of examples/outputs/ before committing it.
+``examples/outputs/`` instead of comparing, through the same writer (marker, lock, atomic
+replacement; a committed folder holding anything verdictpack did not write is refused). A
+committed file that agrees with the regenerated one (provenance.json up to ``wall_clock``) keeps
+its bytes, so only real changes show in the diff. Run it only when a change of numbers is intended,
+and review the diff of examples/outputs/ before committing it.
 """
 
 from __future__ import annotations
@@ -29,12 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._errors import UsageError
+from verdictpack._output import MARKER, check_output_path, write_outputs
 from verdictpack._seal import (
     Runner,
     RunRequest,
     compare_folders,
     console_runner,
     find_examples,
+    same_output,
     seal_test,
 )
 
@@ -73,6 +84,26 @@ def compare_outputs(regenerated: Path, committed: Path, stems: Sequence[str]) ->
     return out
 
 
+def _is_within(inner: Path, outer: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def _update_files(regenerated: Path, committed: Path) -> dict[str, bytes]:
+    """The regenerated files for ``--update``, keeping a committed file's bytes where it agrees
+    with the regenerated one (a provenance.json differing only in ``wall_clock``)."""
+    files: dict[str, bytes] = {}
+    for path in sorted(regenerated.rglob("*")):
+        name = path.relative_to(regenerated).as_posix()
+        if not path.is_file() or name == MARKER:
+            continue
+        data = path.read_bytes()
+        kept = committed / name
+        if kept.is_file() and same_output(name, kept.read_bytes(), data) is None:
+            data = kept.read_bytes()
+        files[name] = data
+    return files
+
+
 def _kind(path: Path) -> Any:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -92,7 +123,7 @@ def reproduce(
     echo: Callable[[str], None] | None = None,
 ) -> ReproduceResult:
     """Steps 1-4 of the module docstring; ``run_seal=False`` skips step 2 (tests only)."""
-    from verdictpack._audit import audit_runs, format_reports
+    from verdictpack._audit import audit_run, format_reports
 
     res = ReproduceResult()
 
@@ -106,11 +137,15 @@ def reproduce(
     if not configs:
         raise UsageError(f"verdictpack reproduce: {ex}: expected example configs (*.json)")
     committed = ex / "outputs"
-    target = Path(out)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())) and not force:
+    target = check_output_path(out, protect=configs)  # the output folder contract's refusals
+    if _is_within(target, committed.resolve()):
         raise UsageError(
-            f"--out {target}: expected a new or empty folder (use --force to replace the run "
-            "folders in it)"
+            f"--out {out}: expected a folder outside {committed}, the committed outputs"
+        )
+    if target.exists() and any(target.iterdir()) and not force:
+        raise UsageError(
+            f"--out {out}: expected a new or empty folder (use --force to replace the run "
+            "folders in it that an earlier run wrote)"
         )
     target.mkdir(parents=True, exist_ok=True)
     run = runner or console_runner
@@ -120,9 +155,8 @@ def reproduce(
     for cfg in configs:
         stem = cfg.stem
         dest = target / stem
-        if dest.exists():
-            shutil.rmtree(dest)
-        args: tuple[str, ...] = ("--quiet",)
+        # an earlier run folder is replaced by the run itself, under the output folder contract
+        args: tuple[str, ...] = ("--quiet", "--force") if force else ("--quiet",)
         if _kind(cfg) == "battery":
             args += ("--workers", "2")
         t0 = time.perf_counter()
@@ -140,7 +174,7 @@ def reproduce(
         seal = seal_test(configs, battery="reduced", echo=lambda line: say("  " + line))
         res.seal_passed = seal.passed
         say("seal test: " + ("SEAL TEST PASS" if seal.passed else f"FAIL: {seal.first_failure}"))
-    reports = audit_runs([target / s for s in stems])
+    reports = [audit_run(target / s, ex / f"{s}.json") for s in stems]  # configs: hashes too
     res.audit_passed = all(r.passed for r in reports)
     for line in format_reports(reports).rstrip("\n").splitlines():
         say(line)
@@ -148,9 +182,12 @@ def reproduce(
         if res.ok:
             committed.mkdir(exist_ok=True)
             for stem in stems:
-                if (committed / stem).exists():
-                    shutil.rmtree(committed / stem)
-                shutil.copytree(target / stem, committed / stem)
+                write_outputs(
+                    committed / stem,
+                    _update_files(target / stem, committed / stem),
+                    force=True,
+                    label="--update: examples/outputs/",
+                )
             say(f"updated {committed} ({len(stems)} folder(s)); review its diff before committing")
         else:
             say(f"not updating {committed}: a run, the seal test or the audit failed")
@@ -197,7 +234,9 @@ def cli(argv: Sequence[str]) -> int:
         "instead of comparing (only when the seal test and the audit pass)",
     )
     p.add_argument(
-        "--force", action="store_true", help="replace the run folders in a non-empty --out"
+        "--force",
+        action="store_true",
+        help="replace the run folders an earlier run wrote in a non-empty --out",
     )
     p.add_argument(
         "--examples",

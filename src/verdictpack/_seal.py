@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._errors import UsageError
+from verdictpack._output import MARKER, check_output_path, marker_difference
 
 __all__ = [
     "DECOY_ENV",
@@ -179,7 +180,10 @@ _MISSING = _Missing()
 
 
 def same_output(name: str, a: bytes, b: bytes) -> str | None:
-    """None when two output files agree, else the reason (provenance.json: without wall_clock)."""
+    """None when two output files agree, else the reason (provenance.json: without wall_clock;
+    the output folder's marker: without the hash of provenance.json)."""
+    if name == MARKER:
+        return marker_difference(a, b)
     if Path(name).name == "provenance.json":
         pa, pb = _without_wall_clock(a), _without_wall_clock(b)
         if pa is None or pb is None:
@@ -226,16 +230,43 @@ def compare_folders(reference: Path, other: Path) -> list[str]:
 # ----------------------------------------------------------------------------------------------
 
 
+EXAMPLES_PACKAGE = "verdictpack._examples"
+
+
+def _shipped_examples() -> Path | None:
+    """The folder of the example configs shipped with the package (``verdictpack._examples``,
+    mapped from the repository's examples/ when the package is built), None when not installed."""
+    from importlib import resources
+
+    try:
+        folder = resources.files(EXAMPLES_PACKAGE)
+    except ModuleNotFoundError:
+        return None
+    if isinstance(folder, Path):
+        return folder if any(folder.glob("*.json")) else None
+    # a namespace package (no __init__.py) answers with a view over its folders: take the one on
+    # disk that holds the configs
+    for child in folder.iterdir():
+        if isinstance(child, Path) and child.suffix == ".json" and child.is_file():
+            return child.parent
+    return None
+
+
 def find_examples() -> Path:
-    """The repository's examples/ folder, found from the installed (editable) package."""
+    """The example configs: those shipped inside the installed package (any install), else the
+    repository's examples/ beside the package source (an editable install that predates the
+    shipped copy)."""
+    shipped = _shipped_examples()
+    if shipped is not None:
+        return shipped
     import verdictpack
 
-    root = Path(verdictpack.__file__).resolve().parents[2]
-    examples = root / "examples"
+    examples = Path(verdictpack.__file__).resolve().parents[2] / "examples"
     if not examples.is_dir():
         raise UsageError(
-            "expected the examples folder beside the package source "
-            f"({examples}); not found: pass --examples DIR"
+            f"expected the example configs shipped in the package ({EXAMPLES_PACKAGE}) or the "
+            f"examples folder beside the package source ({examples}); found neither: "
+            "pass --examples DIR"
         )
     return examples
 
@@ -404,8 +435,8 @@ def seal_test(
         raise UsageError("verdictpack seal-test: expected at least one config")
 
     if keep is not None:
-        base = Path(keep).absolute()
-        if base.exists() and (not base.is_dir() or any(base.iterdir())):
+        base = check_output_path(keep, protect=list(configs), label="--keep")
+        if base.exists() and any(base.iterdir()):
             raise UsageError(f"--keep {keep}: expected a new or empty folder")
         base.mkdir(parents=True, exist_ok=True)
         cleanup = False
