@@ -1,4 +1,4 @@
-"""The battery benchmark (issue 6): wall time, peak memory and runs per second.
+"""The battery benchmark: wall time, peak memory and runs per second.
 
 Workload: ``examples/battery_summarization.json`` -- five scenarios × 10,000 replicates = 50,000
 sequential runs, cap 600 roots, both e-process constructions, the SPRT and the fixed-n test on the

@@ -1,4 +1,4 @@
-"""Measurement (issue 8): hybrid vs corners on the engine example's design, same seeds.
+"""Measurement: hybrid vs corners on the engine example's design, same seeds.
 
     python benchmarks/bench_hybrid.py [--replicates 1000]
 

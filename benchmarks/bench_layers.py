@@ -2,7 +2,7 @@
 
     python benchmarks/bench_layers.py [--repeats 5]
 
-Budgets: sizing ≤ 2 s (issue 2), judges ≤ 3 s (issue 4), engine ≤ 1.5 s (issue 5).
+Budgets (wall time on the 2-core reference machine): sizing ≤ 2 s, judges ≤ 3 s, engine ≤ 1.5 s.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_sizing.py [--repeats 7]
 
-Budget (issue 2): at most 2 s wall on the 2-core reference machine.
+Budget: at most 2 s wall on the 2-core reference machine.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Issue 8: the paired-difference (hybrid) region buys shorter runs at the same guarantee."""
+"""The paired-difference (hybrid) region buys shorter runs at the same guarantee (§7 of
+docs/statistics.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Tests of verdictpack._sequential: validity of the e-processes and confidence sequences
-(DESIGN-NOTES §8), agreement with a deliberately naive reference, scalar/batch identity, the
+(docs/statistics.md §12), agreement with a deliberately naive reference, scalar/batch identity, the
 hybrid region against brute force, verdict-level error at boundary nulls, and input errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The sizing layer reproduces the DESIGN-NOTES §3 anchors from the bundled example."""
+"""The sizing layer reproduces the docs/statistics.md §4 anchors from the bundled example."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of verdictpack._sprt: DESIGN-NOTES §6 anchors, brute-force enumeration of the exact
+"""Tests of verdictpack._sprt: docs/statistics.md §9 anchors, brute-force enumeration of the exact
 recursion, Monte Carlo against the exact OC, Wald's approximations, input errors."""
 
 from __future__ import annotations
@@ -106,7 +106,8 @@ def test_run_small_cases() -> None:
 
 
 def test_sprt_cheaper_than_fixed_n_on_average() -> None:
-    """Same claim, fixed-n exact binomial (one-sided α 0.005, power 0.95): 202 (DESIGN §3)."""
+    """Same claim, fixed-n exact binomial (one-sided α 0.005, power 0.95): 202 (the anchor of
+    docs/statistics.md §4)."""
     fixed = binomial_sample_size(0.5, P1, 0.005, 0.95, 1)
     assert fixed.first_n == 202
     assert ANCHOR.exact_operating_characteristics(P1, 3000).asn.value < fixed.first_n

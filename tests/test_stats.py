@@ -1,4 +1,5 @@
-"""Tests of verdictpack._stats: DESIGN-NOTES §2/§3 anchors, statsmodels and brute-force checks."""
+"""Tests of verdictpack._stats: the anchors of docs/statistics.md §2-§4, statsmodels and
+brute-force checks."""
 
 from __future__ import annotations
 
@@ -133,7 +134,7 @@ def test_t_simulated_power_at_32_within_4_mcse() -> None:
     assert sim.replicates == 20_000
     assert sim.mcse == pytest.approx(math.sqrt(sim.power * (1 - sim.power) / 20_000))
     assert abs(sim.power - exact_power) <= 4 * sim.mcse
-    # The estimated-variance power sits well below the known-variance 0.808 (DESIGN-NOTES §3).
+    # The estimated-variance power sits well below the known-variance 0.808 (docs/statistics.md §4).
     known_variance = float(stats.norm.cdf(0.5 * math.sqrt(32) - stats.norm.ppf(0.975)))
     assert known_variance - sim.power > 4 * sim.mcse
     fig = sim.figure()

@@ -56,7 +56,11 @@ def _run_parser() -> _Parser:
     )
     p.add_argument("config", help="the JSON config file (the only input read)")
     p.add_argument("--out", help="write report.md, results.json and the layer's files here")
-    p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an --out folder an earlier verdictpack run wrote (never any other)",
+    )
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--executor", choices=("local", "dask"), default="local")
     p.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
@@ -78,7 +82,7 @@ def run_config(
     """Run one config; return the rendered files (and write them to ``out`` if given)."""
     from verdictpack._compiler import load_source, parse_config
     from verdictpack._layer import RunOptions
-    from verdictpack._output import write_outputs
+    from verdictpack._output import claim_output
     from verdictpack._provenance import render_provenance
 
     if workers < 1:
@@ -88,7 +92,7 @@ def run_config(
     source = load_source(config)
     raw = source.json()
     kind = raw.get("kind") if isinstance(raw, dict) else None
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         received = raw.get("kind", "(missing)") if isinstance(raw, dict) else raw
         raise ConfigError(
             [Defect(source.display, "$.kind", received, "one of " + ", ".join(KINDS))]
@@ -96,23 +100,25 @@ def run_config(
     layer = load_layer(kind)
     parsed = parse_config(source, layer.model, layer.rules)
     options = RunOptions(workers=workers, executor=executor, scheduler=scheduler, progress=progress)
-    started = datetime.now(UTC)
-    t0 = time.perf_counter()
-    result = layer.run(parsed, source, options)
-    files = dict(layer.render(result))
-    elapsed = time.perf_counter() - t0
-    wall = {
-        "started_utc": started.isoformat(timespec="seconds"),
-        "elapsed_seconds": round(elapsed, 3),
-        "workers": workers,
-        "executor": executor,
-    }
-    runs = getattr(result, "sequential_runs", None)
-    if runs and elapsed > 0:
-        wall["runs_per_second"] = round(runs / elapsed, 1)
-    files["provenance.json"] = render_provenance(result.provenance, wall)
-    if out is not None:
-        write_outputs(out, files, force=force)
+    # the output folder is checked and locked before any computation (a refused one costs
+    # nothing) and checked again just before the new folder moves into place
+    with claim_output(out, config=config, force=force) as claim:
+        started = datetime.now(UTC)
+        t0 = time.perf_counter()
+        result = layer.run(parsed, source, options)
+        files = dict(layer.render(result))
+        elapsed = time.perf_counter() - t0
+        wall = {
+            "started_utc": started.isoformat(timespec="seconds"),
+            "elapsed_seconds": round(elapsed, 3),
+            "workers": workers,
+            "executor": executor,
+        }
+        runs = getattr(result, "sequential_runs", None)
+        if runs and elapsed > 0:
+            wall["runs_per_second"] = round(runs / elapsed, 1)
+        files["provenance.json"] = render_provenance(result.provenance, wall)
+        claim.write(files)
     return files
 
 

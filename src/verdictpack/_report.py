@@ -910,7 +910,7 @@ def render_battery(r: Any) -> str:
 
 
 def construction_comparison(scenarios: Any) -> str:
-    """Both e-process constructions side by side on the same seeds (issue 8's comparison)."""
+    """Both e-process constructions side by side on the same seeds (docs/statistics.md §7)."""
     rows = []
     for sc in scenarios:
         boundary = sc.effect_exists and sc.scenario.startswith(("registered", "boundary"))

@@ -27,8 +27,8 @@ from the incremental state (no evaluation); each further step follows an exact e
 the counts, until Newton's own error estimate |h''|/(2|h'|)·step² is ≤ 1e-12, i.e. until the
 next step would be below the tolerance. The bound is the last iterate moved outward by 1e-12 plus
 twice that error estimate (a log-space step may overshoot by about the estimate) and intersected
-with the previous bound. Rows that do not settle within 6 evaluations fall back to the brief's
-method, Newton on E(m) − 1/a from the conservative side (which, by convexity, never overshoots:
+with the previous bound. Rows that do not settle within 6 evaluations fall back to
+Newton on E(m) − 1/a itself from the conservative side (which, by convexity, never overshoots:
 every iterate stays conservative), safeguarded, with bisection on the bracket when its
 iteration cap is hit. The tests check every path against a naive reference (products over the
 whole history, grid scan then bisection): equal to 1e-9 and never narrower than it.
@@ -379,7 +379,7 @@ def _advance_newton(
     Call an iterate *inside* when E(m) ≥ c (the conservative side of the root) and *outside*
     otherwise. By convexity the tangent of E lies below E, so the E-space Newton step
     m − (E − c)/E' = m + expm1(log c − log E)/(d log E/dm) lands inside from ANY point and, from
-    an inside point, never overshoots (the brief's method). From an inside iterate we take the
+    an inside point, never overshoots (docs/statistics.md §5). From an inside iterate we take the
     log-space step (log c − log E)/(d log E/dm), much faster; if it lands outside, the E-space
     step from there lands back inside. Converged when an iterate's E-space step is below
     ``_NEWTON_TOL`` (the returned point is that step's image: inside by convexity). If an outside
@@ -661,7 +661,7 @@ class MixtureCS:
                 self._c[side] = c
                 return
             m = _clip01(nxt)
-        # not settled: the exact safeguarded Newton of the brief
+        # not settled: the exact safeguarded Newton on E(m) − 1/a (docs/statistics.md §5)
         nv = len(self._vals)
         values = np.array(self._vals)
         counts = np.array(self._cnts).reshape(nv, 1)

@@ -1,4 +1,4 @@
-"""Wald's sequential probability ratio test for a Bernoulli rate (DESIGN-NOTES §6).
+"""Wald's sequential probability ratio test for a Bernoulli rate (docs/statistics.md §9).
 
 H0: p = p0 against H1: p = p1. After n observations with s successes the log-likelihood ratio is
 Λ_n = s·ln(p1/p0) + (n − s)·ln((1 − p1)/(1 − p0)); sampling continues while ln B < Λ_n < ln A,
