@@ -142,17 +142,17 @@ def profile_one_task() -> None:
     import cProfile
     import pstats
 
-    from verdictpack._battery import (
+    from verdictpack.config._blocks import build_panel, build_sequential
+    from verdictpack.config._compiler import compile_construct, load_source, parse_config
+    from verdictpack.kinds._battery import (
         RULES,
         BatteryConfig,
         battery_tasks,
         build_scenario,
         run_block_task,
     )
-    from verdictpack._compiler import compile_construct, load_source, parse_config
-    from verdictpack._design import build_panel, build_sequential
-    from verdictpack._operating import Job
-    from verdictpack._verdict import route_design
+    from verdictpack.kinds._verdict import route_design
+    from verdictpack.simulate._operating import Job
 
     cfg = parse_config(load_source(EXAMPLE), BatteryConfig, RULES)
     construct = compile_construct(cfg.construct_spec)

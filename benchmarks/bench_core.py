@@ -10,7 +10,8 @@ judgments per root (H_i ∈ {0, ½, 1}) on every root, human rate 0.30, model ra
 it, per-tail α 0.0025 (the decisive design), threshold h 0.3. Data are generated before timing.
 By default batch replicates all stay active for the whole run, so the figure is the worst case
 per replicate-step; ``--stopping`` drives the tracker as the product does
-(:func:`verdictpack._operating.run_cells`: a replicate stops at its first verdict) and counts
+(:func:`verdictpack.simulate._operating.run_cells`: a replicate stops at its first verdict) and
+counts
 only active replicate-steps. Single process; BLAS pinned to one thread.
 
 Each row reports the median over the repeats of the time per update (one ``update`` plus one
@@ -44,8 +45,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from verdictpack._rng import stream  # noqa: E402
-from verdictpack._sequential import BatchHTracker, HTracker  # noqa: E402
-from verdictpack._stats import phi  # noqa: E402
+from verdictpack.core._exact import phi  # noqa: E402
+from verdictpack.core._sequential import BatchHTracker, HTracker  # noqa: E402
 
 ALPHA = 0.0025
 THRESHOLD = 0.3

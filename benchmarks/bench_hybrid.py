@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from test_hybrid import example_design  # noqa: E402
-from verdictpack._judges import make_scenario  # noqa: E402
-from verdictpack._operating import Job, simulate_scenarios  # noqa: E402
+from verdictpack.simulate._judges import make_scenario  # noqa: E402
+from verdictpack.simulate._operating import Job, simulate_scenarios  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--replicates", type=int, default=1000)

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from conftest import ROOT, load_example
-from verdictpack import _audit
-from verdictpack._audit import AuditReport, audit_run
 from verdictpack._cli import main, run_config
+from verdictpack.verify import _audit
+from verdictpack.verify._audit import AuditReport, audit_run
 
 
 def _reduced() -> dict[str, dict[str, Any]]:
@@ -518,7 +518,7 @@ def test_the_seed_commitment_and_rfc8785_are_rewritten_alike() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from verdictpack._provenance import seed_commitment
+    from verdictpack.config._provenance import seed_commitment
 
     for seed, digest in [(0, "0" * 64), (20261130, "ab" * 32), (2**63 - 1, "f" * 64)]:
         assert _audit._expected_commitment(seed, digest) == seed_commitment(seed, digest)

@@ -13,7 +13,12 @@ import pytest
 from scipy import stats
 
 from conftest import EXAMPLES, ROOT, load_example
-from verdictpack._battery import (
+from verdictpack._cli import main, run_config
+from verdictpack._results import to_jsonable
+from verdictpack.config._blocks import build_panel, build_sequential
+from verdictpack.config._compiler import compile_construct, load_source, parse_config
+from verdictpack.kinds._base import RunOptions
+from verdictpack.kinds._battery import (
     BatteryConfig,
     Progress,
     battery_tasks,
@@ -22,15 +27,10 @@ from verdictpack._battery import (
     run_battery,
     simulate_battery,
 )
-from verdictpack._cli import main, run_config
-from verdictpack._compiler import compile_construct, load_source, parse_config
-from verdictpack._design import build_panel, build_sequential
-from verdictpack._engine import EngineConfig
-from verdictpack._judges import scenario_panel, true_rates
-from verdictpack._layer import RunOptions
-from verdictpack._operating import Job, simulate_scenarios
-from verdictpack._results import to_jsonable
-from verdictpack._verdict import route_design
+from verdictpack.kinds._engine import EngineConfig
+from verdictpack.kinds._verdict import route_design
+from verdictpack.simulate._judges import scenario_panel, true_rates
+from verdictpack.simulate._operating import Job, simulate_scenarios
 
 BATTERY = "battery_summarization.json"
 EPROCESS_LABELS = (
@@ -60,7 +60,7 @@ def _without_wall_clock(text: str) -> dict:
 
 
 def _design_and_jobs(path: Path) -> tuple[BatteryConfig, list[Job]]:
-    from verdictpack._battery import RULES
+    from verdictpack.kinds._battery import RULES
 
     cfg = parse_config(load_source(path), BatteryConfig, RULES)
     construct = compile_construct(cfg.construct_spec)
@@ -264,7 +264,7 @@ def test_invariants_roots_within_cap_probabilities_sum_to_one(informative, in_pr
 
 
 def test_example_is_the_issue_battery() -> None:
-    from verdictpack._battery import RULES
+    from verdictpack.kinds._battery import RULES
 
     cfg = parse_config(load_source(EXAMPLES / BATTERY), BatteryConfig, RULES)
     assert cfg.replicates == 10_000 and len(cfg.scenarios) == 5
@@ -410,7 +410,7 @@ def test_progress_bar_counts_blocks() -> None:
 
 
 def test_run_writes_progress_only_when_asked(tiny_config: Path, capsys) -> None:
-    from verdictpack._battery import RULES
+    from verdictpack.kinds._battery import RULES
 
     cfg = parse_config(load_source(tiny_config), BatteryConfig, RULES)
     run_battery(cfg, load_source(tiny_config), RunOptions(progress=False))

@@ -8,10 +8,10 @@ import math
 import pytest
 
 from conftest import load_example
-from verdictpack._compiler import compile_construct, load_source, parse_config
 from verdictpack._errors import ConfigError
-from verdictpack._sizing import RULES, SizingConfig
-from verdictpack._stats import cohens_h, p_from_odds_ratio
+from verdictpack.config._compiler import compile_construct, load_source, parse_config
+from verdictpack.core._exact import cohens_h, p_from_odds_ratio
+from verdictpack.kinds._sizing import RULES, SizingConfig
 
 BASE = load_example("sizing_summarization.json")
 

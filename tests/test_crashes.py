@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, load_example
-from verdictpack import _judges, _operating
 from verdictpack._cli import main
+from verdictpack.simulate import _judges, _operating
 
 ENGINE = "engine_summarization.json"
 SIZING = "sizing_summarization.json"
@@ -335,12 +335,12 @@ def test_judge_blocks_draw_the_same_numbers(monkeypatch) -> None:
 
 def test_replicate_slices_give_the_same_outcomes(monkeypatch) -> None:
     """Running a block's replicates in slices (the memory bound) changes no outcome."""
-    from verdictpack._compiler import compile_construct
-    from verdictpack._design import build_panel, build_sequential
-    from verdictpack._verdict import route_design
+    from verdictpack.config._blocks import build_panel, build_sequential
+    from verdictpack.config._compiler import compile_construct
+    from verdictpack.kinds._verdict import route_design
 
     cfg = load_example(BATTERY)
-    from verdictpack._battery import BatteryConfig
+    from verdictpack.kinds._battery import BatteryConfig
 
     config = BatteryConfig.model_validate(cfg)
     design = route_design(
@@ -412,9 +412,9 @@ def test_statistics_refusals_name_the_config_field(
 
 
 def test_refusals_map_parameters_and_pass_through_without_a_config(tmp_path) -> None:
-    from verdictpack._compiler import load_source
     from verdictpack._errors import ConfigError, InputError
-    from verdictpack._refusals import Refusals
+    from verdictpack.config._compiler import load_source
+    from verdictpack.config._refusals import Refusals
 
     cfg = tmp_path / "c.json"
     cfg.write_text(json.dumps({"a": {"b": [1, 2.5]}, "c": 3}))

@@ -74,7 +74,7 @@ def test_evidence_rows_are_consistent(run: Path) -> None:
     assert rows[-1]["state"]["registered"] == verdict["registered"]["verdict"]
 
 
-# --- a separately written e-process (no import of verdictpack._sequential) -----------------
+# --- a separately written e-process (no import of verdictpack.core._sequential) -----------------
 
 
 def _log_e(

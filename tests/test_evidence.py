@@ -7,9 +7,9 @@ import pytest
 
 from verdictpack import EvidenceSource, RootEvidence, SimulatedPanelSource
 from verdictpack._errors import InputError
-from verdictpack._judges import JudgeSheet, Panel, TruthScenario, simulate_choices
 from verdictpack._rng import stream
-from verdictpack._stimuli import Root
+from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario, simulate_choices
+from verdictpack.stimuli._factory import Root
 
 PANEL = Panel(
     (

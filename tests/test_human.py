@@ -13,7 +13,10 @@ import pytest
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 
 from verdictpack._errors import InputError
-from verdictpack._human import (
+from verdictpack._results import Figure, dump_json
+from verdictpack._rng import stream
+from verdictpack.core._exact import p_from_h
+from verdictpack.simulate._human import (
     AuditGate,
     HumanLayerCost,
     KappaResult,
@@ -24,9 +27,6 @@ from verdictpack._human import (
     simulate_reader_audit,
     size_human_baseline,
 )
-from verdictpack._results import Figure, dump_json
-from verdictpack._rng import stream
-from verdictpack._stats import p_from_h
 
 
 def mcse(fig: Figure) -> float:
@@ -425,8 +425,12 @@ def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  #
 
 def test_gate_pass_rate_matches_single_audits() -> None:
     """The vectorised pass rate agrees with gating one simulated audit at a time."""
-    from verdictpack._human import AuditGate, simulate_gate_pass_rate, simulate_reader_audit
     from verdictpack._rng import stream as _stream
+    from verdictpack.simulate._human import (
+        AuditGate,
+        simulate_gate_pass_rate,
+        simulate_reader_audit,
+    )
 
     n, rate, kmin = 60, 0.78, 0.35
     fast = simulate_gate_pass_rate(n, rate, kmin, _stream(5, "gate/fast"), replicates=4000)

@@ -8,8 +8,7 @@ import pytest
 from scipy.stats import binom
 
 from conftest import load_example
-from verdictpack._compiler import ConstructSpec, compile_construct
-from verdictpack._design import (
+from verdictpack.config._blocks import (
     HumanSpec,
     PanelSpec,
     RoutesSpec,
@@ -17,9 +16,10 @@ from verdictpack._design import (
     build_panel,
     build_sequential,
 )
-from verdictpack._judges import TruthScenario, make_scenario
-from verdictpack._operating import Job, simulate_scenarios
-from verdictpack._verdict import route_design
+from verdictpack.config._compiler import ConstructSpec, compile_construct
+from verdictpack.kinds._verdict import route_design
+from verdictpack.simulate._judges import TruthScenario, make_scenario
+from verdictpack.simulate._operating import Job, simulate_scenarios
 
 
 def example_design(

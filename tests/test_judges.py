@@ -1,4 +1,4 @@
-"""Tests of the judge character-sheet model (verdictpack._judges).
+"""Tests of the judge character-sheet model (verdictpack.simulate._judges).
 
 Statistical checks are seeded and compare a simulated quantity with its exact value within four
 Monte Carlo standard errors (MCSE computed from the simulated data or the exact Bernoulli
@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import multivariate_normal
 
-from verdictpack import _judges as jm
 from verdictpack._errors import InputError
-from verdictpack._evidence import SimulatedPanelSource
-from verdictpack._judges import (
+from verdictpack._rng import stream
+from verdictpack.simulate import _judges as jm
+from verdictpack.simulate._evidence import SimulatedPanelSource
+from verdictpack.simulate._judges import (
     SCENARIO_NAMES,
     JudgeSheet,
     Panel,
@@ -37,8 +38,7 @@ from verdictpack._judges import (
     touches_per_root,
     true_rates,
 )
-from verdictpack._rng import stream
-from verdictpack._stimuli import Root
+from verdictpack.stimuli._factory import Root
 
 Z4 = 4.0  # tolerance in Monte Carlo standard errors
 

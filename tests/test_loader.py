@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from conftest import load_example
 from verdictpack._cli import main
-from verdictpack._compiler import (
+from verdictpack.config._compiler import (
     MAX_CONFIG_BYTES,
     MAX_DEPTH,
     MAX_INTEGER,

@@ -158,7 +158,7 @@ def test_the_death_signal_is_armed_in_a_worker() -> None:
     """prctl(PR_SET_PDEATHSIG, SIGKILL) really takes: read back with PR_GET_PDEATHSIG."""
     code = (
         "import ctypes, sys\n"
-        "from verdictpack._battery import _set_parent_death_signal\n"
+        "from verdictpack.kinds._battery import _set_parent_death_signal\n"
         "ok = _set_parent_death_signal()\n"
         "sig = ctypes.c_int(-1)\n"
         "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)\n"
@@ -173,7 +173,7 @@ def test_the_watchdog_alone_ends_an_orphan() -> None:
     """Without prctl (other platforms), the polling thread ends a worker whose parent died."""
     grandchild = (
         "import sys, time\n"
-        "from verdictpack._battery import _watch_parent\n"
+        "from verdictpack.kinds._battery import _watch_parent\n"
         "_watch_parent(int(sys.argv[1]), 0.05)\n"
         "print('armed', flush=True)\n"
         "time.sleep(60)\n"
@@ -217,9 +217,9 @@ def test_a_pool_started_off_the_main_thread_runs_to_the_end(
     from multiprocessing.context import SpawnProcess
 
     from test_battery import _design_and_jobs
-    from verdictpack._battery import battery_tasks, execute_tasks
-    from verdictpack._layer import RunOptions
     from verdictpack._results import to_jsonable
+    from verdictpack.kinds._base import RunOptions
+    from verdictpack.kinds._battery import battery_tasks, execute_tasks
 
     data = copy.deepcopy(load_example("battery_summarization.json"))
     data.update(replicates=200, block_size=100)

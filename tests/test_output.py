@@ -36,8 +36,8 @@ from verdictpack._output import (
     marker_bytes,
     read_marker,
 )
-from verdictpack._reproduce import reproduce
-from verdictpack._seal import compare_folders
+from verdictpack.verify._reproduce import reproduce
+from verdictpack.verify._seal import compare_folders
 
 SIZING = EXAMPLES / "sizing_summarization.json"
 OUTPUT_FILES = 3  # report.md, results.json, provenance.json

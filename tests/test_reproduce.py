@@ -14,8 +14,8 @@ import pytest
 
 from conftest import EXAMPLES, ROOT
 from verdictpack._cli import main, run_config
-from verdictpack._reproduce import compare_outputs, reproduce
-from verdictpack._seal import compare_folders, same_output
+from verdictpack.verify._reproduce import compare_outputs, reproduce
+from verdictpack.verify._seal import compare_folders, same_output
 
 
 @pytest.fixture(scope="module")

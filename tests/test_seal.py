@@ -16,7 +16,7 @@ import pytest
 
 from conftest import load_example
 from verdictpack._cli import main
-from verdictpack._seal import (
+from verdictpack.verify._seal import (
     DECOY_MARKER,
     RunRequest,
     console_runner,
@@ -189,7 +189,7 @@ def test_the_wheel_ships_the_example_configs_and_find_examples_uses_them(tmp_pat
     assert not [n for n in names if "outputs" in n]
     # the installed package (first on the path, as in a plain install) finds its own copy
     code = (
-        "import verdictpack, verdictpack._seal as s\n"
+        "import verdictpack, verdictpack.verify._seal as s\n"
         "print(verdictpack.__file__)\n"
         "print(s.find_examples())\n"
     )

@@ -1,4 +1,4 @@
-"""Tests of verdictpack._sequential: validity of the e-processes and confidence sequences
+"""Tests of verdictpack.core._sequential: validity of the e-processes and confidence sequences
 (docs/statistics.md §12), agreement with a deliberately naive reference, scalar/batch identity, the
 hybrid region against brute force, verdict-level error at boundary nulls, and input errors."""
 
@@ -13,10 +13,11 @@ import pytest
 from scipy import optimize, stats
 from scipy.special import logsumexp
 
-from verdictpack import _sequential as seq
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
-from verdictpack._sequential import (
+from verdictpack.core import _sequential as seq
+from verdictpack.core._exact import phi
+from verdictpack.core._sequential import (
     VERDICT_CODES,
     BatchHTracker,
     BatchMixtureCS,
@@ -30,7 +31,6 @@ from verdictpack._sequential import (
     corners_h_interval,
     hybrid_h_interval,
 )
-from verdictpack._stats import phi
 
 SPEC = MixtureSpec()
 LAM = np.array(SPEC.lambdas)
@@ -600,7 +600,7 @@ def test_run_numbers_do_not_depend_on_threads(construction: str) -> None:
 
 def test_kernel_log_within_one_ulp() -> None:
     """The kernel's vectorised log against the C library's (math.log) on its whole domain."""
-    from verdictpack import _kernel
+    from verdictpack.core import _kernel
 
     rng = stream(20, "test/sequential/kernel-log")
     x = np.concatenate(
@@ -640,7 +640,7 @@ def test_bet_count_limit() -> None:
 
 def test_kernel_refuses_mismatched_buffers() -> None:
     """The compiled kernel checks every buffer against the spec (no out-of-bounds access)."""
-    from verdictpack import _kernel
+    from verdictpack.core import _kernel
 
     bank = BatchHTracker(3, "corners", 0.01, SPEC, 0.3, np.arange(7) / 6, [0.0, 1.0])._bank
     ok = (bank.fspec, bank.ispec, bank.state)

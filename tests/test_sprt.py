@@ -1,4 +1,5 @@
-"""Tests of verdictpack._sprt: docs/statistics.md §9 anchors, brute-force enumeration of the exact
+"""Tests of verdictpack.core._sprt: docs/statistics.md §9 anchors, brute-force enumeration of the
+exact
 recursion, Monte Carlo against the exact OC, Wald's approximations, input errors."""
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import pytest
 
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
-from verdictpack._sprt import BernoulliSPRT
-from verdictpack._stats import binomial_sample_size, p_from_h
+from verdictpack.core._exact import binomial_sample_size, p_from_h
+from verdictpack.core._sprt import BernoulliSPRT
 
 P1 = p_from_h(0.5, 0.3)  # 0.64776...: h = 0.3 above 0.5
 ANCHOR = BernoulliSPRT(0.5, P1, 0.005, 0.05)

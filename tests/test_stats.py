@@ -1,4 +1,4 @@
-"""Tests of verdictpack._stats: the anchors of docs/statistics.md §2-§4, statsmodels and
+"""Tests of verdictpack.core._exact: the anchors of docs/statistics.md §2-§4, statsmodels and
 brute-force checks."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from verdictpack import _stats
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
-from verdictpack._stats import (
+from verdictpack.core import _exact as _stats
+from verdictpack.core._exact import (
     binomial_normal_n,
     binomial_power,
     binomial_region,

@@ -13,7 +13,7 @@ import pytest
 
 from verdictpack._errors import InputError
 from verdictpack._results import dump_json
-from verdictpack._stimuli import (
+from verdictpack.stimuli._factory import (
     DEFAULT_DEFECT_RATES,
     DEFAULT_LEXICON,
     LENGTH_TEMPLATES,

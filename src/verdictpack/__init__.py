@@ -7,7 +7,6 @@ compiler, sizing, sequential core, judges, stimuli, human, engine, battery, audi
 from __future__ import annotations
 
 from verdictpack._cli import run_config
-from verdictpack._compiler import Construct, compile_construct
 from verdictpack._errors import (
     ConfigError,
     Defect,
@@ -16,23 +15,9 @@ from verdictpack._errors import (
     UsageError,
     VerdictpackError,
 )
-from verdictpack._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
-from verdictpack._judges import JudgeSheet, Panel, TruthScenario, effective_panel_size
 from verdictpack._results import Figure, dump_json, to_jsonable
-from verdictpack._sequential import (
-    BatchHTracker,
-    BatchMixtureCS,
-    ConfidenceSequence,
-    HTracker,
-    MixtureCS,
-    MixtureSpec,
-    Verdict,
-    classify,
-    corners_h_interval,
-    hybrid_h_interval,
-)
-from verdictpack._sprt import BernoulliSPRT
-from verdictpack._stats import (
+from verdictpack.config._compiler import Construct, compile_construct
+from verdictpack.core._exact import (
     binomial_power,
     binomial_region,
     binomial_sample_size,
@@ -48,6 +33,21 @@ from verdictpack._stats import (
     two_proportion_n,
     two_proportion_power,
 )
+from verdictpack.core._sequential import (
+    BatchHTracker,
+    BatchMixtureCS,
+    ConfidenceSequence,
+    HTracker,
+    MixtureCS,
+    MixtureSpec,
+    Verdict,
+    classify,
+    corners_h_interval,
+    hybrid_h_interval,
+)
+from verdictpack.core._sprt import BernoulliSPRT
+from verdictpack.simulate._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
+from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario, effective_panel_size
 
 __version__ = "0.1.0"
 

@@ -28,11 +28,11 @@ __all__ = ["KINDS", "load_layer", "main", "run_config"]
 
 # kind -> module holding LAYER; imported lazily so start-up stays cheap
 KINDS: dict[str, str] = {
-    "sizing": "verdictpack._sizing",
-    "verdict": "verdictpack._verdict",
-    "judges": "verdictpack._panel",
-    "engine": "verdictpack._engine",
-    "battery": "verdictpack._battery",
+    "sizing": "verdictpack.kinds._sizing",
+    "verdict": "verdictpack.kinds._verdict",
+    "judges": "verdictpack.kinds._judges",
+    "engine": "verdictpack.kinds._engine",
+    "battery": "verdictpack.kinds._battery",
 }
 SUBCOMMANDS = ("schema", "audit", "seal-test", "reproduce")
 
@@ -80,10 +80,10 @@ def run_config(
     progress: bool = False,
 ) -> dict[str, str]:
     """Run one config; return the rendered files (and write them to ``out`` if given)."""
-    from verdictpack._compiler import load_source, parse_config
-    from verdictpack._layer import RunOptions
     from verdictpack._output import claim_output
-    from verdictpack._provenance import render_provenance
+    from verdictpack.config._compiler import load_source, parse_config
+    from verdictpack.config._provenance import render_provenance
+    from verdictpack.kinds._base import RunOptions
 
     if workers < 1:
         raise UsageError(f"--workers: expected an integer >= 1; received {workers}")
@@ -141,9 +141,9 @@ def _dispatch(argv: Sequence[str]) -> int:
     if argv and argv[0] in ("audit", "seal-test", "reproduce"):
         module = importlib.import_module(
             {
-                "audit": "verdictpack._audit",
-                "seal-test": "verdictpack._seal",
-                "reproduce": "verdictpack._reproduce",
+                "audit": "verdictpack.verify._audit",
+                "seal-test": "verdictpack.verify._seal",
+                "reproduce": "verdictpack.verify._reproduce",
             }[argv[0]]
         )
         return int(module.cli(list(argv[1:])))

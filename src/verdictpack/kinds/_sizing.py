@@ -23,8 +23,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from verdictpack import _stats
-from verdictpack._compiler import (
+from verdictpack._errors import InputError
+from verdictpack._results import Figure, closed_form, exact, simulated
+from verdictpack._rng import stream
+from verdictpack.config._compiler import (
     ConfigSource,
     Construct,
     ConstructSpec,
@@ -33,12 +35,17 @@ from verdictpack._compiler import (
     compile_construct,
     construct_rules,
 )
-from verdictpack._errors import InputError
-from verdictpack._layer import Layer, RunOptions, report_and_results
-from verdictpack._provenance import Provenance, provenance
-from verdictpack._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, expected_text, governing_loc
-from verdictpack._results import Figure, closed_form, exact, simulated
-from verdictpack._rng import stream
+from verdictpack.config._provenance import Provenance, provenance
+from verdictpack.config._refusals import (
+    MAX_SEED,
+    SEED_TEXT,
+    Loc,
+    Refusals,
+    expected_text,
+    governing_loc,
+)
+from verdictpack.core import _exact as _stats
+from verdictpack.kinds._base import Layer, RunOptions, report_and_results
 
 __all__ = [
     "BinomialArmResult",

@@ -1,7 +1,8 @@
 """The battery (kind ``battery``): scenarios × replicates of the whole design, every route.
 
 A battery runs the registered design -- construct, panel, human stream, sequential settings,
-routes -- under several named truth scenarios (built by :func:`verdictpack._judges.make_scenario`:
+routes -- under several named truth scenarios (built by
+:func:`verdictpack.simulate._judges.make_scenario`:
 ``null``, ``registered_alternative``, ``above_threshold``, ``confounded``, ``correlated_stress``),
 ``replicates`` sequential runs each, and reports per scenario the distribution of the e-process
 verdicts (both constructions on the same seeds, the registered one first), roots and cost, the
@@ -10,8 +11,10 @@ SPRT and the fixed-n test beside them.
 Work is cut along the replicate axis into blocks of ``block_size`` replicates (a config field: part
 of the design, recorded in provenance). **One task = one block index b across all scenarios**: the
 task draws scenario s's block b from ``block_streams(seed, purpose_s, replicates, block_size)[b]``
-(the same streams :func:`verdictpack._operating.simulate_scenarios` uses) and runs the scenarios'
-cells through one batch tracker per construction (:func:`verdictpack._operating.run_cells`; a
+(the same streams :func:`verdictpack.simulate._operating.simulate_scenarios` uses) and runs the
+scenarios'
+cells through one batch tracker per construction
+(:func:`verdictpack.simulate._operating.run_cells`; a
 cell's outcome does not depend on the cells it is batched with). Every task is the same size, so
 tasks balance across workers. Tasks run in-process (``workers == 1``), on a local
 ``ProcessPoolExecutor`` or on a Dask cluster; outcomes are assembled in block order, so every
@@ -29,16 +32,10 @@ from typing import Annotated, Any, Literal, TextIO
 import numpy as np
 from pydantic import Field
 
-from verdictpack._compiler import (
-    ConfigSource,
-    Construct,
-    ConstructSpec,
-    CrossRule,
-    StrictModel,
-    compile_construct,
-    sequential_construct_rules,
-)
-from verdictpack._design import (
+from verdictpack._errors import InputError, UsageError, format_value
+from verdictpack._parallel import usable_cpus
+from verdictpack._rng import block_streams
+from verdictpack.config._blocks import (
     HumanSpec,
     PanelSpec,
     PanelSummary,
@@ -51,10 +48,20 @@ from verdictpack._design import (
     sequential_rules,
     summarize_panel,
 )
-from verdictpack._errors import InputError, UsageError, format_value
-from verdictpack._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
-from verdictpack._layer import Layer, RunOptions, report_and_results
-from verdictpack._operating import (
+from verdictpack.config._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    sequential_construct_rules,
+)
+from verdictpack.config._provenance import Provenance, provenance
+from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
+from verdictpack.kinds._base import Layer, RunOptions, report_and_results
+from verdictpack.simulate._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
+from verdictpack.simulate._operating import (
     BlockOutcome,
     Cell,
     Job,
@@ -64,10 +71,6 @@ from verdictpack._operating import (
     run_cells,
     summarize,
 )
-from verdictpack._parallel import usable_cpus
-from verdictpack._provenance import Provenance, provenance
-from verdictpack._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
-from verdictpack._rng import block_streams
 
 __all__ = [
     "BatteryConfig",
@@ -203,7 +206,7 @@ def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
     """Checks that need the compiled construct and panel: the scenarios are built through the
     generative model (a scenario it refuses is a config defect at its path) and the block size
     divides the replicates. (A task's memory is bounded by the simulation itself, which runs
-    long horizons in slices of replicates: :func:`verdictpack._operating.run_cells`.)"""
+    long horizons in slices of replicates: :func:`verdictpack.simulate._operating.run_cells`.)"""
     reps, block = _positive_int(cfg.get("replicates")), _positive_int(cfg.get("block_size"))
     if reps is not None and block is not None:
         if block > reps:
@@ -666,7 +669,7 @@ def _parameters(spec: BatteryScenarioSpec) -> dict[str, float | str]:
 def run_battery(
     config: BatteryConfig, source: ConfigSource, options: RunOptions | None = None
 ) -> BatteryResult:
-    from verdictpack._verdict import route_design
+    from verdictpack.kinds._verdict import route_design
 
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)

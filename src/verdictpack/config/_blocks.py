@@ -8,7 +8,8 @@
   e-process).
 
 Every block is validated like the construct: strict types, unknown keys refused, every defect
-named with its JSON path. Panels are additionally built through :class:`verdictpack._judges.Panel`
+named with its JSON path. Panels are additionally built through
+:class:`verdictpack.simulate._judges.Panel`
 inside a cross rule, so a panel the generative model refuses (duplicate names, a latent correlation
 that makes the correlation matrix not positive semi-definite, p ± position bias outside [0, 1]) is
 reported as a config defect at the right path.
@@ -22,18 +23,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from verdictpack._compiler import (
+from verdictpack._errors import InputError
+from verdictpack.config._compiler import (
     Construct,
     ConstructSpec,
     CrossRule,
     StrictModel,
     compile_construct,
 )
-from verdictpack._errors import InputError
-from verdictpack._judges import JudgeSheet, Panel
-from verdictpack._refusals import Loc, expected_text, governing_loc
-from verdictpack._sequential import MAX_BETS, MixtureSpec
-from verdictpack._stats import two_proportion_n
+from verdictpack.config._refusals import Loc, expected_text, governing_loc
+from verdictpack.core._exact import two_proportion_n
+from verdictpack.core._sequential import MAX_BETS, MixtureSpec
+from verdictpack.simulate._judges import JudgeSheet, Panel
 
 __all__ = [
     "DEFAULT_LAMBDAS",

@@ -15,8 +15,8 @@ from typing import Any
 
 import rfc8785
 
-from verdictpack._compiler import ConfigSource
 from verdictpack._results import dump_json, to_jsonable
+from verdictpack.config._compiler import ConfigSource
 
 __all__ = ["WALL_CLOCK_FIELD", "Provenance", "provenance", "render_provenance", "seed_commitment"]
 

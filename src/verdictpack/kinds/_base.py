@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verdictpack._compiler import ConfigSource, CrossRule, StrictModel
+from verdictpack.config._compiler import ConfigSource, CrossRule, StrictModel
 
 __all__ = ["Layer", "RunOptions", "report_and_results"]
 
@@ -38,10 +38,10 @@ class Layer:
 
 def report_and_results(renderer: str) -> Callable[[Any], Mapping[str, str]]:
     """The usual pair of files: ``report.md`` by the named renderer of
-    :mod:`verdictpack._report`, and ``results.json``."""
+    :mod:`verdictpack.render._markdown`, and ``results.json``."""
 
     def render(result: Any) -> Mapping[str, str]:
-        from verdictpack import _report
+        from verdictpack.render import _markdown as _report
 
         return {
             "report.md": getattr(_report, renderer)(result),

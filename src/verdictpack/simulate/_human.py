@@ -55,10 +55,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from ._errors import InputError
-from ._results import Figure, closed_form, exact, simulated
-from ._rng import block_streams
-from ._stats import binomial_normal_n, binomial_power, binomial_region, p_from_h
+from verdictpack._errors import InputError
+from verdictpack._results import Figure, closed_form, exact, simulated
+from verdictpack._rng import block_streams
+from verdictpack.core._exact import binomial_normal_n, binomial_power, binomial_region, p_from_h
 
 __all__ = [
     "AuditDecision",

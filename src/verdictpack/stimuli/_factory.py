@@ -73,8 +73,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from ._errors import InputError
-from ._results import Figure, exact
+from verdictpack._errors import InputError
+from verdictpack._results import Figure, exact
 
 __all__ = [
     "DEFAULT_DEFECT_RATES",

@@ -1,9 +1,9 @@
 /*
- * verdictpack._kernel -- the compiled batch engine of the sequential core.
+ * verdictpack.core._kernel -- the compiled batch engine of the sequential core.
  *
  * One replicate of a bank of mixture confidence sequences is one row of a float64 state array;
  * this file advances rows one observation at a time, exactly as the scalar construction
- * (verdictpack._sequential.MixtureCS, HTracker) does, with the arithmetic of the batch engine
+ * (verdictpack.core._sequential.MixtureCS, HTracker) does, with the arithmetic of the batch engine
  * described in _sequential's module docstring:
  *
  *   - per plane p (stream j = p / 2, side s = +1 for the lower bound, -1 for the upper) and bet
@@ -785,7 +785,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "verdictpack._kernel",
+    PyModuleDef_HEAD_INIT, "verdictpack.core._kernel",
     "The compiled batch engine of verdictpack's sequential core (private; see _sequential).", -1,
     methods,
 };

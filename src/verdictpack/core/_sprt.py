@@ -16,7 +16,7 @@ E[N] when that mass is negligible. Wald's approximations of the OC and the ASN a
 The guarantee of the SPRT holds only at its designed stopping discipline (every observation
 checked, stopping at the first crossing); unlike the e-process, it does not survive optional
 continuation. The fixed-n exact binomial of the same claim is computed by
-:func:`verdictpack._stats.binomial_sample_size`.
+:func:`verdictpack.core._exact.binomial_sample_size`.
 
 Anchor (p0 0.5, p1 0.64776, α 0.005, β 0.05): ln A 5.247024, ln B −2.990720, +0.258912 per
 success, −0.350296 per failure; exact ASN 67.93 under H0 and 112.77 under H1; actual α 0.00448,

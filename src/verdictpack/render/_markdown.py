@@ -113,7 +113,7 @@ def construct_block(c: Any) -> str:
 
 
 def render_sizing(r: Any) -> str:
-    from verdictpack._sizing import BinomialArmResult, TArmResult, TwoProportionArmResult
+    from verdictpack.kinds._sizing import BinomialArmResult, TArmResult, TwoProportionArmResult
 
     out = [f"# verdictpack sizing — {r.construct.name}", ""]
     out.append(construct_block(r.construct))

@@ -18,16 +18,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from verdictpack._compiler import (
-    ConfigSource,
-    Construct,
-    ConstructSpec,
-    StrictModel,
-    compile_construct,
-    sequential_construct_rules,
-    unique_names,
-)
-from verdictpack._design import (
+from verdictpack._errors import InputError
+from verdictpack._parallel import usable_cpus
+from verdictpack._results import Figure, exact
+from verdictpack.config._blocks import (
     MAX_COST,
     HumanSpec,
     RoutesSpec,
@@ -38,15 +32,21 @@ from verdictpack._design import (
     route_rules,
     sequential_rules,
 )
-from verdictpack._errors import InputError
-from verdictpack._judges import JudgeSheet, Panel, TruthScenario
-from verdictpack._layer import Layer, RunOptions, report_and_results
-from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
-from verdictpack._parallel import usable_cpus
-from verdictpack._provenance import Provenance, provenance
-from verdictpack._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
-from verdictpack._results import Figure, exact
-from verdictpack._stats import binomial_sample_size
+from verdictpack.config._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    StrictModel,
+    compile_construct,
+    sequential_construct_rules,
+    unique_names,
+)
+from verdictpack.config._provenance import Provenance, provenance
+from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
+from verdictpack.core._exact import binomial_sample_size
+from verdictpack.kinds._base import Layer, RunOptions, report_and_results
+from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario
+from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 
 __all__ = ["RouteComparison", "VerdictConfig", "VerdictResult", "run_verdict"]
 
@@ -197,7 +197,7 @@ def simulate_scenario(
 
 
 def sprt_exact(design: RouteDesign, fixed_power: float) -> SPRTExact:
-    from verdictpack._sprt import BernoulliSPRT
+    from verdictpack.core._sprt import BernoulliSPRT
 
     c = design.construct
     p0, p1 = c.human_baseline_rate, c.p1_at_threshold

@@ -5,7 +5,8 @@ design under one truth scenario, and every route sees the *same* simulated roots
 numbers), so the routes and the two e-process constructions are compared on the same seeds:
 
 * ``eprocess`` (one entry per construction, the registered one first): roots stream into the
-  :class:`~verdictpack._sequential.BatchHTracker`; a replicate stops at its first verdict or at the
+  :class:`~verdictpack.core._sequential.BatchHTracker`; a replicate stops at its first verdict or
+  at the
   cap. Anytime-valid: the error bound holds whatever the stopping rule.
 * ``sprt``: Wald's SPRT on the model judgments (p0 = the human baseline, taken as known; p1 = the
   rate at the governing threshold; alpha = the per-side error 2 x per-tail alpha, beta from the
@@ -29,9 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from verdictpack._compiler import Construct
-from verdictpack._design import SequentialSettings
-from verdictpack._judges import (
+from verdictpack._parallel import map_in_threads
+from verdictpack._results import Figure, simulated
+from verdictpack.config._blocks import SequentialSettings
+from verdictpack.config._compiler import Construct
+from verdictpack.core._sequential import VERDICT_CODES, BatchHTracker
+from verdictpack.simulate._judges import (
     Panel,
     TruthScenario,
     chunk_rows,
@@ -41,9 +45,6 @@ from verdictpack._judges import (
     touches_per_root,
     true_rates,
 )
-from verdictpack._parallel import map_in_threads
-from verdictpack._results import Figure, simulated
-from verdictpack._sequential import VERDICT_CODES, BatchHTracker
 
 __all__ = [
     "BATCH_BYTES",

@@ -1,6 +1,6 @@
 """The judge layer (kind ``judges``): panel composition priced before a judgment is spent.
 
-Each composition is a panel of character sheets (see :mod:`verdictpack._judges` for the
+Each composition is a panel of character sheets (see :mod:`verdictpack.simulate._judges` for the
 generative model). For every composition and both worlds -- the effect present (each judge's
 ``lean_h`` applies, scaled by ``effect_scale``) and absent -- the registered sequential verdict is
 re-run by simulation, with the SPRT and the fixed-n test beside it on the same roots. The report
@@ -22,17 +22,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from verdictpack._compiler import (
-    ConfigSource,
-    Construct,
-    ConstructSpec,
-    CrossRule,
-    StrictModel,
-    compile_construct,
-    sequential_construct_rules,
-    unique_names,
-)
-from verdictpack._design import (
+from verdictpack._results import Figure, closed_form
+from verdictpack.config._blocks import (
     HumanSpec,
     JudgeRow,
     PanelSpec,
@@ -45,13 +36,22 @@ from verdictpack._design import (
     sequential_rules,
     summarize_panel,
 )
-from verdictpack._judges import TruthScenario, effective_panel_size, judge_rates
-from verdictpack._layer import Layer, RunOptions, report_and_results
-from verdictpack._operating import ScenarioOC
-from verdictpack._provenance import Provenance, provenance
-from verdictpack._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
-from verdictpack._results import Figure, closed_form
-from verdictpack._verdict import route_design, simulate_scenario
+from verdictpack.config._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    sequential_construct_rules,
+    unique_names,
+)
+from verdictpack.config._provenance import Provenance, provenance
+from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
+from verdictpack.kinds._base import Layer, RunOptions, report_and_results
+from verdictpack.kinds._verdict import route_design, simulate_scenario
+from verdictpack.simulate._judges import TruthScenario, effective_panel_size, judge_rates
+from verdictpack.simulate._operating import ScenarioOC
 
 __all__ = ["CompositionResult", "JudgesConfig", "JudgesResult", "run_judges"]
 

@@ -3,7 +3,8 @@
 The engine asks an :class:`EvidenceSource` for the judgments on one admitted stimulus at a time
 and feeds what comes back into the sequential core; it never knows whether the judgments were
 simulated, fetched from a judge endpoint or read from annotation files. Today's implementation is
-:class:`SimulatedPanelSource` (the character-sheet model of :mod:`verdictpack._judges`); a live
+:class:`SimulatedPanelSource` (the character-sheet model of :mod:`verdictpack.simulate._judges`); a
+live
 judge client or an annotation importer implements the same two members and plugs into the same
 path. Requirements on any source (they are what keeps the anytime-valid guarantee honest): the
 order in which stimuli are judged and whether a root receives human judgments must not depend on
@@ -18,8 +19,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from verdictpack._errors import InputError
-from verdictpack._judges import ORDER_LABELS, Panel, TruthScenario, simulate_choices
-from verdictpack._stimuli import Root
+from verdictpack.simulate._judges import ORDER_LABELS, Panel, TruthScenario, simulate_choices
+from verdictpack.stimuli._factory import Root
 
 __all__ = ["EvidenceSource", "RootEvidence", "SimulatedPanelSource"]
 

@@ -40,7 +40,7 @@ incrementally (O(K) per observation), so the "bound does not move" step costs O(
 costs one or two O(K·V) evaluations. The scalar classes hold that state in Python lists and
 evaluate with :mod:`math` (numpy's per-call overhead exceeds the arithmetic of a few bets and
 distinct values). The batch classes run every stream of a tracker in one compiled engine
-(:class:`_Bank` over the C extension :mod:`verdictpack._kernel`): one state row per replicate,
+(:class:`_Bank` over the C extension :mod:`verdictpack.core._kernel`): one state row per replicate,
 advanced replicate by replicate with the scalar classes' algorithm; the move test is kept in
 linear space (Σ_k P_k ≥ 1: one multiply per bet and observation, no log or exp; the exact
 log-wealth is folded in periodically) and the exact evaluations take their logs from a
@@ -129,7 +129,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from verdictpack._errors import InputError
-from verdictpack._stats import phi
+from verdictpack.core._exact import phi
 
 __all__ = [
     "CONTINUE_CODE",
@@ -778,7 +778,7 @@ class _Bank:
 
     Stream j has its own support and level; its lower / upper bounds are planes 2j / 2j + 1.
     The whole state of one replicate is one row of ``state`` (R, stride): its layout belongs to
-    :mod:`verdictpack._kernel` (read here through ``_kernel.layout``), and the attributes below
+    :mod:`verdictpack.core._kernel` (read here through ``_kernel.layout``), and the attributes below
     are views into it. Per plane and bet the row holds the log-wealth W_k at the bound as of the
     last search or fold, the pending product Q_k of the factors since then and
     P0_k = exp(max(W_k + log(w_k/c), −600)), so the move test "E_t(b) ≥ c" is Σ_k P0_k·Q_k ≥ 1
@@ -804,7 +804,7 @@ class _Bank:
         threshold: float = 0.0,
         d_flat: IntArray | None = None,
     ) -> None:
-        from verdictpack import _kernel
+        from verdictpack.core import _kernel
 
         self._kernel = _kernel
         lam = spec.lambda_array
@@ -1029,7 +1029,7 @@ class BatchMixtureCS:
 
 def _phi01(p: Any) -> Any:
     """φ = 2·asin(√p) after clipping into [0, 1] (bounds are clipped by construction; the
-    validated :func:`verdictpack._stats.phi` is used for scalars, this for hot arrays)."""
+    validated :func:`verdictpack.core._exact.phi` is used for scalars, this for hot arrays)."""
     arr = np.asarray(p, dtype=np.float64)
     if arr.ndim == 0:
         return phi(min(max(float(arr), 0.0), 1.0))

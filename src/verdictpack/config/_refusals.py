@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from verdictpack._compiler import ConfigSource, Construct, json_path
 from verdictpack._errors import MISSING, ConfigError, Defect, InputError, format_value
+from verdictpack.config._compiler import ConfigSource, Construct, json_path
 
 __all__ = ["MAX_SEED", "SEED_TEXT", "Loc", "Refusals", "expected_text", "governing_loc"]
 

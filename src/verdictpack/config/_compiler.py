@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from verdictpack._errors import MISSING, ConfigError, Defect
-from verdictpack._stats import h_from_odds_ratio, p_from_h
+from verdictpack.core._exact import h_from_odds_ratio, p_from_h
 
 __all__ = [
     "CONFOUND_NAMES",

@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from ._errors import InputError
-from ._results import Figure, simulated
+from verdictpack._errors import InputError
+from verdictpack._results import Figure, simulated
 
 
 def _scipy_stats() -> Any:

@@ -3,15 +3,17 @@
 One run, in this order, data flowing one way:
 
 1. **Stimulus factory** -- candidates generated as real text from the construct family's templates
-   and admitted through the mechanical gates (:mod:`verdictpack._stimuli`); per-gate failure counts
+   and admitted through the mechanical gates (:mod:`verdictpack.stimuli._factory`); per-gate
+   failure counts
    and the admission yield; the human spot-check of the gate sized and priced.
 2. **Human layer, instrument validation** -- the reader-reconstruction audit (N roots x 2
    readers), Cohen's kappa with its interval; kappa below the gate makes the verdict
    INSTRUMENT_INVALID and no preference claim is evaluated (no sequential run at all).
 3. **Human layer, preference baseline** -- a pilot plus a confirmatory sample sized by simulation
-   to the registered power (:func:`verdictpack._human.size_human_baseline`).
+   to the registered power (:func:`verdictpack.simulate._human.size_human_baseline`).
 4. **Sequential run** -- admitted roots stream, one at a time, through an
-   :class:`~verdictpack._evidence.EvidenceSource` (today a simulated panel) into the sequential
+   :class:`~verdictpack.simulate._evidence.EvidenceSource` (today a simulated panel) into the
+   sequential
    core; the registered track stops the run at its first verdict or at the cap; the extension track
    (weaker minimum) and the comparison construction are evaluated on the same evidence, frozen
    apart. Every root is one line of ``evidence.jsonl``.
@@ -33,16 +35,10 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from verdictpack._compiler import (
-    ConfigSource,
-    Construct,
-    ConstructSpec,
-    CrossRule,
-    StrictModel,
-    compile_construct,
-    sequential_construct_rules,
-)
-from verdictpack._design import (
+from verdictpack._parallel import usable_cpus
+from verdictpack._results import Figure, exact
+from verdictpack._rng import stream
+from verdictpack.config._blocks import (
     MAX_COST,
     HumanSpec,
     PanelSpec,
@@ -56,8 +52,22 @@ from verdictpack._design import (
     sequential_rules,
     summarize_panel,
 )
-from verdictpack._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
-from verdictpack._human import (
+from verdictpack.config._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    sequential_construct_rules,
+)
+from verdictpack.config._provenance import Provenance, provenance
+from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, governing_loc
+from verdictpack.core._sequential import HTracker, Verdict, classify
+from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._verdict import BLOCK_SIZE, route_design
+from verdictpack.simulate._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
+from verdictpack.simulate._human import (
     AuditDecision,
     AuditGate,
     HumanBaselineSize,
@@ -65,7 +75,7 @@ from verdictpack._human import (
     simulate_reader_audit,
     size_human_baseline,
 )
-from verdictpack._judges import (
+from verdictpack.simulate._judges import (
     SCENARIO_NAMES,
     Panel,
     TruthScenario,
@@ -74,15 +84,8 @@ from verdictpack._judges import (
     scenario_panel,
     true_rates,
 )
-from verdictpack._layer import Layer, RunOptions
-from verdictpack._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
-from verdictpack._parallel import usable_cpus
-from verdictpack._provenance import Provenance, provenance
-from verdictpack._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, governing_loc
-from verdictpack._results import Figure, exact
-from verdictpack._rng import stream
-from verdictpack._sequential import HTracker, Verdict, classify
-from verdictpack._stimuli import (
+from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack.stimuli._factory import (
     DefectRates,
     FactoryResult,
     GateSpotCheck,
@@ -91,7 +94,6 @@ from verdictpack._stimuli import (
     standard_gates,
     templates_for,
 )
-from verdictpack._verdict import BLOCK_SIZE, route_design
 
 __all__ = ["EngineConfig", "EngineResult", "TrackResult", "run_engine"]
 
@@ -946,7 +948,7 @@ def _costs(
 
 
 def _render(result: EngineResult) -> dict[str, str]:
-    from verdictpack._report import render_engine_files
+    from verdictpack.render._markdown import render_engine_files
 
     return render_engine_files(result)
 
