@@ -142,7 +142,7 @@ def profile_one_task() -> None:
     import cProfile
     import pstats
 
-    from verdictpack.config._blocks import build_panel, build_sequential
+    from verdictpack.config._blocks import build_sequential
     from verdictpack.config._compiler import compile_construct, load_source, parse_config
     from verdictpack.kinds._battery import (
         RULES,
@@ -151,8 +151,9 @@ def profile_one_task() -> None:
         build_scenario,
         run_block_task,
     )
-    from verdictpack.kinds._verdict import route_design
     from verdictpack.simulate._operating import Job
+    from verdictpack.simulate._panels import build_panel
+    from verdictpack.simulate._routes import route_design
 
     cfg = parse_config(load_source(EXAMPLE), BatteryConfig, RULES)
     construct = compile_construct(cfg.construct_spec)
@@ -170,7 +171,7 @@ def profile_one_task() -> None:
     print(f"\nProfile of one task ({len(jobs)} scenarios × {cfg.block_size} replicates):")
     pstats.Stats(prof).sort_stats("tottime").print_stats(15)
     pstats.Stats(prof).sort_stats("cumulative").print_stats(
-        "_operating|_sequential.py:.*update|simulate_panel|_sprt|_fixed_n", 12
+        "_operating|_mixture.py:.*update|simulate_panel|_sprt|_fixed_n", 12
     )
 
 

@@ -45,8 +45,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from verdictpack._rng import stream  # noqa: E402
-from verdictpack.core._exact import phi  # noqa: E402
-from verdictpack.core._sequential import BatchHTracker, HTracker  # noqa: E402
+from verdictpack.core._scales import phi  # noqa: E402
+from verdictpack.core._tracker import BatchHTracker, HTracker  # noqa: E402
 
 ALPHA = 0.0025
 THRESHOLD = 0.3

@@ -284,7 +284,7 @@ class _Spy:
 
     def __init__(self, real, during=None) -> None:
         self.real, self.during, self.calls = real, during, 0
-        self.model, self.rules, self.render = real.model, real.rules, real.render
+        self.model, self.rules = real.model, real.rules
 
     def run(self, *args):
         self.calls += 1

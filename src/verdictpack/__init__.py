@@ -15,38 +15,32 @@ from verdictpack._errors import (
     UsageError,
     VerdictpackError,
 )
-from verdictpack._results import Figure, dump_json, to_jsonable
+from verdictpack._results import Quantity, dump_json, to_jsonable
 from verdictpack.config._compiler import Construct, compile_construct
 from verdictpack.core._exact import (
     binomial_power,
     binomial_region,
     binomial_sample_size,
-    cohens_h,
-    h_from_odds_ratio,
-    p_from_h,
-    p_from_odds_ratio,
-    phi,
-    phi_inv,
     simulate_t_power,
     t_power,
     t_sample_size,
     two_proportion_n,
     two_proportion_power,
 )
-from verdictpack.core._sequential import (
-    BatchHTracker,
-    BatchMixtureCS,
-    ConfidenceSequence,
-    HTracker,
-    MixtureCS,
-    MixtureSpec,
-    Verdict,
-    classify,
-    corners_h_interval,
-    hybrid_h_interval,
+from verdictpack.core._hinterval import Verdict, classify, corners_h_interval, hybrid_h_interval
+from verdictpack.core._mixture import BatchMixtureCS, ConfidenceSequence, MixtureCS, MixtureSpec
+from verdictpack.core._scales import (
+    cohens_h,
+    h_from_odds_ratio,
+    p_from_h,
+    p_from_odds_ratio,
+    phi,
+    phi_inv,
 )
 from verdictpack.core._sprt import BernoulliSPRT
-from verdictpack.simulate._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
+from verdictpack.core._tracker import BatchHTracker, HTracker
+from verdictpack.evidence._source import EvidenceSource, RootEvidence
+from verdictpack.simulate._evidence import SimulatedPanelSource
 from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario, effective_panel_size
 
 __version__ = "0.1.0"
@@ -60,7 +54,6 @@ __all__ = [
     "Construct",
     "Defect",
     "EvidenceSource",
-    "Figure",
     "HTracker",
     "InputError",
     "JudgeSheet",
@@ -68,6 +61,7 @@ __all__ = [
     "MixtureSpec",
     "OutputError",
     "Panel",
+    "Quantity",
     "RootEvidence",
     "SimulatedPanelSource",
     "TruthScenario",

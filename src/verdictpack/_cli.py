@@ -84,6 +84,7 @@ def run_config(
     from verdictpack.config._compiler import load_source, parse_config
     from verdictpack.config._provenance import render_provenance
     from verdictpack.kinds._base import RunOptions
+    from verdictpack.render import render
 
     if workers < 1:
         raise UsageError(f"--workers: expected an integer >= 1; received {workers}")
@@ -106,7 +107,7 @@ def run_config(
         started = datetime.now(UTC)
         t0 = time.perf_counter()
         result = layer.run(parsed, source, options)
-        files = dict(layer.render(result))
+        files = dict(render(result))
         elapsed = time.perf_counter() - t0
         wall = {
             "started_utc": started.isoformat(timespec="seconds"),
@@ -141,7 +142,7 @@ def _dispatch(argv: Sequence[str]) -> int:
     if argv and argv[0] in ("audit", "seal-test", "reproduce"):
         module = importlib.import_module(
             {
-                "audit": "verdictpack.verify._audit",
+                "audit": "verdictpack.verify._command",
                 "seal-test": "verdictpack.verify._seal",
                 "reproduce": "verdictpack.verify._reproduce",
             }[argv[0]]

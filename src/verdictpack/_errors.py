@@ -32,7 +32,7 @@ __all__ = [
 
 def format_value(value: Any) -> str:
     """Render a received value compactly and unambiguously for a message."""
-    if value is _MISSING:
+    if value is MISSING:
         return "(missing)"
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
@@ -50,8 +50,8 @@ class _Missing:
         return "(missing)"
 
 
-_MISSING: Any = _Missing()
-MISSING = _MISSING
+# the received value of a config field that is absent (printed "(missing)")
+MISSING: Any = _Missing()
 
 
 class VerdictpackError(Exception):

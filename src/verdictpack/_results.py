@@ -4,7 +4,7 @@ Each layer returns a frozen dataclass. ``to_jsonable`` turns any such object int
 data, and ``dump_json`` renders it byte-for-byte deterministically; ``results.json`` and every
 report are rendered from the object, never recomputed and never parsed back from text.
 
-Every headline number is a :class:`Figure`: its value plus its *basis* --
+Every headline number is a :class:`Quantity`: its value plus its *basis* --
 ``exact`` (computed exactly, up to floating point), ``closed_form`` (a formula or an
 approximation such as the normal-approximation sample size), or ``simulated`` (Monte Carlo,
 with its standard error and replicate count).
@@ -21,13 +21,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Basis", "Figure", "closed_form", "dump_json", "exact", "simulated", "to_jsonable"]
+__all__ = ["Basis", "Quantity", "closed_form", "dump_json", "exact", "simulated", "to_jsonable"]
 
 Basis = Literal["exact", "closed_form", "simulated"]
 
 
 @dataclass(frozen=True)
-class Figure:
+class Quantity:
     """A number with the way it was obtained."""
 
     value: float | int
@@ -38,7 +38,7 @@ class Figure:
     def __post_init__(self) -> None:
         if self.basis == "simulated" and (self.mcse is None or self.replicates is None):
             raise ValueError(
-                "a simulated Figure needs its Monte Carlo standard error and replicates"
+                "a simulated Quantity needs its Monte Carlo standard error and replicates"
             )
 
     def __float__(self) -> float:
@@ -51,16 +51,16 @@ class Figure:
         return self.basis.replace("_", " ")
 
 
-def exact(value: float | int) -> Figure:
-    return Figure(value=_plain(value), basis="exact")
+def exact(value: float | int) -> Quantity:
+    return Quantity(value=_plain(value), basis="exact")
 
 
-def closed_form(value: float | int) -> Figure:
-    return Figure(value=_plain(value), basis="closed_form")
+def closed_form(value: float | int) -> Quantity:
+    return Quantity(value=_plain(value), basis="closed_form")
 
 
-def simulated(value: float, mcse: float, replicates: int) -> Figure:
-    return Figure(
+def simulated(value: float, mcse: float, replicates: int) -> Quantity:
+    return Quantity(
         value=_plain(value), basis="simulated", mcse=float(mcse), replicates=int(replicates)
     )
 

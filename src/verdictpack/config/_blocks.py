@@ -8,11 +8,9 @@
   e-process).
 
 Every block is validated like the construct: strict types, unknown keys refused, every defect
-named with its JSON path. Panels are additionally built through
-:class:`verdictpack.simulate._judges.Panel`
-inside a cross rule, so a panel the generative model refuses (duplicate names, a latent correlation
-that makes the correlation matrix not positive semi-definite, p ± position bias outside [0, 1]) is
-reported as a config defect at the right path.
+named with its JSON path. Building a panel block into the generative model (and the cross rule
+that does so to report a panel the model refuses at its JSON path) lives a floor above, in
+:mod:`verdictpack.simulate._panels`: this module imports nothing above ``core``.
 """
 
 from __future__ import annotations
@@ -33,28 +31,22 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._refusals import Loc, expected_text, governing_loc
 from verdictpack.core._exact import two_proportion_n
-from verdictpack.core._sequential import MAX_BETS, MixtureSpec
-from verdictpack.simulate._judges import JudgeSheet, Panel
+from verdictpack.core._mixture import MAX_BETS, MixtureSpec
 
 __all__ = [
     "DEFAULT_LAMBDAS",
     "MAX_COST",
     "MAX_ROOTS",
     "HumanSpec",
-    "JudgeRow",
     "JudgeSheetSpec",
     "PanelSpec",
-    "PanelSummary",
     "RoutesSpec",
     "SequentialSettings",
     "SequentialSpec",
-    "build_panel",
     "build_sequential",
     "fixed_n_defect",
-    "panel_rules",
     "route_rules",
     "sequential_rules",
-    "summarize_panel",
 ]
 
 DEFAULT_LAMBDAS = (0.05, 0.10, 0.20, 0.40, 0.80)
@@ -130,47 +122,6 @@ class RoutesSpec(StrictModel):
 
 
 @dataclass(frozen=True)
-class JudgeRow:
-    """A character sheet as reported (results carry the sheets their numbers come from)."""
-
-    name: str
-    role: str
-    baseline_rate: float
-    lean_h: float
-    noise: float
-    position_bias: float
-    cost_per_judgment: float
-
-
-@dataclass(frozen=True)
-class PanelSummary:
-    name: str
-    latent_correlation: float
-    order_correlation: float | None
-    judges: tuple[JudgeRow, ...]
-
-
-def summarize_panel(spec: PanelSpec) -> PanelSummary:
-    return PanelSummary(
-        name=spec.name,
-        latent_correlation=spec.latent_correlation,
-        order_correlation=spec.order_correlation,
-        judges=tuple(
-            JudgeRow(
-                j.name,
-                j.role,
-                j.baseline_rate,
-                j.lean_h,
-                j.noise,
-                j.position_bias,
-                j.cost_per_judgment,
-            )
-            for j in spec.judges
-        ),
-    )
-
-
-@dataclass(frozen=True)
 class SequentialSettings:
     construction: str
     spec: MixtureSpec
@@ -193,66 +144,9 @@ def build_sequential(spec: SequentialSpec) -> SequentialSettings:
     )
 
 
-def build_panel(spec: PanelSpec) -> Panel:
-    judges = tuple(
-        JudgeSheet(
-            name=j.name,
-            role=j.role,
-            baseline_rate=j.baseline_rate,
-            lean_h=j.lean_h,
-            noise=j.noise,
-            position_bias=j.position_bias,
-            cost_per_judgment=j.cost_per_judgment,
-        )
-        for j in spec.judges
-    )
-    return Panel(
-        judges=judges,
-        latent_correlation=spec.latent_correlation,
-        order_correlation=spec.order_correlation,
-    )
-
-
 # ----------------------------------------------------------------------------------------------
 # Cross rules
 # ----------------------------------------------------------------------------------------------
-
-_SHEET_PARAMS = {"baseline_rate", "lean_h", "noise", "position_bias", "cost_per_judgment"}
-
-
-def _panel_check(panel: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
-    judges = panel.get("judges")
-    if not isinstance(judges, list) or not judges:
-        return
-    try:
-        spec = PanelSpec.model_validate(panel)
-    except Exception:  # the schema step reports malformed panels
-        return
-    names = [j.name for j in spec.judges]
-    seen: set[str] = set()
-    for i, name in enumerate(names):
-        if name in seen:
-            yield (("judges", i, "name"), name, "a judge name not used by another judge")
-        seen.add(name)
-    if len(seen) != len(names):
-        return
-    try:
-        build_panel(spec)
-    except InputError as exc:
-        param = exc.parameter
-        where: tuple[str | int, ...]
-        if param in ("latent_correlation", "order_correlation"):
-            where = (param,)
-        else:
-            index = next((i for i, j in enumerate(spec.judges) if j.name in str(exc)), None)
-            leaf = param if param in _SHEET_PARAMS else "position_bias"
-            where = ("judges", index, leaf) if index is not None else ("judges",)
-        yield (where, exc.received, exc.allowed)
-
-
-def panel_rules(*locations: tuple[str | int, ...]) -> list[CrossRule]:
-    """Cross rules building each panel found at ``locations`` through the generative model."""
-    return [CrossRule(at=loc, check=_panel_check) for loc in locations]
 
 
 def _sequential_check(seq: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
@@ -321,10 +215,3 @@ def _route_bounds(cfg: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], 
 def route_rules() -> list[CrossRule]:
     """The design bounds of the sequential kinds, checked before anything is computed."""
     return [CrossRule(at=(), check=_route_bounds)]
-
-
-def governing_claim(construct: Construct) -> str:
-    return (
-        f"h ≥ {construct.governing_threshold_h:.4g} (registered, from {construct.governs}); "
-        f"extension h ≥ {construct.extension_minimum_h:.4g}"
-    )

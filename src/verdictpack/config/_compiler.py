@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from verdictpack._errors import MISSING, ConfigError, Defect
-from verdictpack.core._exact import h_from_odds_ratio, p_from_h
+from verdictpack.core._scales import h_from_odds_ratio, p_from_h, phi
 
 __all__ = [
     "CONFOUND_NAMES",
@@ -248,7 +248,7 @@ def _construct_cross(c: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...],
     odds = _num(c, "thresholds", "odds_ratio")
     ext = _num(c, "extension_minimum_h")
     if p0 is not None and 0 < p0 < 1 and h is not None and h > 0:
-        reach = math.pi - 2.0 * math.asin(math.sqrt(p0))
+        reach = math.pi - phi(p0)
         if h >= reach:
             yield (
                 ("thresholds", "h"),

@@ -1,14 +1,15 @@
-"""Exact statistics for sizing: effect scales, t power, exact binomial regions, arcsine power.
+"""Exact statistics for sizing: t power, exact binomial regions, arcsine power.
 
 Everything here is a pure function of its arguments (the one simulator takes a
 ``numpy.random.Generator``). Results are small frozen dataclasses of plain numbers; the sizing
-layer wraps them in :class:`~verdictpack._results.Figure` objects (``exact`` for the t and
+layer wraps them in :class:`~verdictpack._results.Quantity` objects (``exact`` for the t and
 binomial figures, ``closed_form`` for the normal approximations, ``simulated`` for
 :func:`simulate_t_power`, see :meth:`SimPower.figure`).
 
 Definitions (docs/statistics.md §2 and §3):
 
-* φ(p) = 2·asin(√p); Cohen's h = φ(p1) − φ(p0); inverse p = sin²(φ/2).
+* φ(p) = 2·asin(√p); Cohen's h = φ(p1) − φ(p0); inverse p = sin²(φ/2) — the effect scales are
+  in :mod:`verdictpack.core._scales`.
 * One-sample / paired t: df = n − 1, noncentrality dz·√n, both rejection tails counted when
   two-sided. The lower tail is computed as ``nct.sf(c, df, -nc)``: scipy's
   ``nct.cdf(-c, df, nc)`` returns NaN once the noncentrality exceeds about 8.
@@ -25,14 +26,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
 from verdictpack._errors import InputError
-from verdictpack._results import Figure, simulated
+from verdictpack._results import Quantity, simulated
+from verdictpack._validate import finite_real, int_at_least, is_int, open_unit
 
 
 def _scipy_stats() -> Any:
@@ -53,13 +55,7 @@ __all__ = [
     "binomial_power",
     "binomial_region",
     "binomial_sample_size",
-    "cohens_h",
-    "h_from_odds_ratio",
     "normal_n_t",
-    "p_from_h",
-    "p_from_odds_ratio",
-    "phi",
-    "phi_inv",
     "simulate_t_power",
     "t_power",
     "t_sample_size",
@@ -78,39 +74,8 @@ _SIM_CHUNK_DRAWS = 1 << 20
 # --------------------------------------------------------------------------------------------
 
 
-def _is_real(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_)
-    )
-
-
-def _real(name: str, value: Any, allowed: str = "a finite real number") -> float:
-    if not _is_real(value) or not math.isfinite(float(value)):
-        raise InputError(name, allowed, value)
-    return float(value)
-
-
-def _open_unit(name: str, value: Any) -> float:
-    allowed = "a number strictly between 0 and 1"
-    x = _real(name, value, allowed)
-    if not 0.0 < x < 1.0:
-        raise InputError(name, allowed, value)
-    return x
-
-
-def _integer(name: str, value: Any, minimum: int) -> int:
-    allowed = f"an integer >= {minimum}"
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-        raise InputError(name, allowed, value)
-    if int(value) < minimum:
-        raise InputError(name, allowed, value)
-    return int(value)
-
-
 def _sides(value: Any) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
-        raise InputError("sides", "1 or 2", value)
-    if int(value) not in (1, 2):
+    if not is_int(value) or int(value) not in (1, 2):
         raise InputError("sides", "1 or 2", value)
     return int(value)
 
@@ -125,23 +90,8 @@ def _direction(value: Any) -> Direction:
 
 def _nonzero(name: str, value: Any) -> float:
     allowed = "a finite nonzero number"
-    x = _real(name, value, allowed)
+    x = finite_real(name, value, allowed)
     if x == 0.0:
-        raise InputError(name, allowed, value)
-    return x
-
-
-def _probability_array(name: str, value: Any, allowed: str) -> NDArray[np.float64] | float:
-    """A float or float array with every entry in [0, 1]."""
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "iuf":
-            raise InputError(name, allowed, value.tolist())
-        arr = value.astype(np.float64)
-        if not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0):
-            raise InputError(name, allowed, arr.tolist())
-        return arr
-    x = _real(name, value, allowed)
-    if not 0.0 <= x <= 1.0:
         raise InputError(name, allowed, value)
     return x
 
@@ -190,87 +140,6 @@ def _ceil_square(ratio: float, factor: float, parameter: str, received: Any) -> 
 
 
 # --------------------------------------------------------------------------------------------
-# Effect scales (docs/statistics.md §2)
-# --------------------------------------------------------------------------------------------
-
-
-@overload
-def phi(p: float) -> float: ...
-@overload
-def phi(p: NDArray[Any]) -> NDArray[np.float64]: ...
-def phi(p: float | NDArray[Any]) -> float | NDArray[np.float64]:
-    """φ(p) = 2·asin(√p), the arcsine (variance-stabilising) scale; p in [0, 1], arrays allowed."""
-    x = _probability_array("p", p, "a probability in [0, 1] (or an array of them)")
-    if isinstance(x, np.ndarray):
-        return np.asarray(2.0 * np.arcsin(np.sqrt(x)), dtype=np.float64)
-    return 2.0 * math.asin(math.sqrt(x))
-
-
-@overload
-def phi_inv(x: float) -> float: ...
-@overload
-def phi_inv(x: NDArray[Any]) -> NDArray[np.float64]: ...
-def phi_inv(x: float | NDArray[Any]) -> float | NDArray[np.float64]:
-    """p = sin²(x/2), the inverse of φ; x is clipped into [0, π] first (finite x only)."""
-    allowed = "a finite real number (or an array of them)"
-    if isinstance(x, np.ndarray):
-        if x.dtype.kind not in "iuf":
-            raise InputError("x", allowed, x.tolist())
-        arr = x.astype(np.float64)
-        if not np.all(np.isfinite(arr)):
-            raise InputError("x", allowed, arr.tolist())
-        clipped = np.clip(arr, 0.0, math.pi)
-        return np.asarray(np.sin(clipped / 2.0) ** 2, dtype=np.float64)
-    v = min(max(_real("x", x, allowed), 0.0), math.pi)
-    return math.sin(v / 2.0) ** 2
-
-
-@overload
-def cohens_h(p1: float, p0: float) -> float: ...
-@overload
-def cohens_h(p1: NDArray[Any], p0: float | NDArray[Any]) -> NDArray[np.float64]: ...
-@overload
-def cohens_h(p1: float, p0: NDArray[Any]) -> NDArray[np.float64]: ...
-def cohens_h(p1: float | NDArray[Any], p0: float | NDArray[Any]) -> float | NDArray[np.float64]:
-    """Cohen's h = φ(p1) − φ(p0); rates in [0, 1], arrays broadcast."""
-    allowed = "a probability in [0, 1] (or an array of them)"
-    a = _probability_array("p1", p1, allowed)
-    b = _probability_array("p0", p0, allowed)
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.asarray(
-            2.0 * np.arcsin(np.sqrt(a)) - 2.0 * np.arcsin(np.sqrt(b)), dtype=np.float64
-        )
-    return 2.0 * math.asin(math.sqrt(a)) - 2.0 * math.asin(math.sqrt(b))
-
-
-def p_from_h(p0: float, h: float) -> float:
-    """The rate p1 with φ(p1) − φ(p0) = h; InputError when φ(p0) + h leaves [0, π]."""
-    base = _open_unit("p0", p0)
-    shift = _real("h", h)
-    target = 2.0 * math.asin(math.sqrt(base)) + shift
-    if not 0.0 <= target <= math.pi:
-        lo = -2.0 * math.asin(math.sqrt(base))
-        hi = math.pi + lo
-        raise InputError("h", f"a value in [{lo:.6g}, {hi:.6g}] so the rate stays in [0, 1]", h)
-    return math.sin(target / 2.0) ** 2
-
-
-def p_from_odds_ratio(p0: float, odds_ratio: float) -> float:
-    """p1 = OR·p0 / (1 − p0 + OR·p0): the rate at odds ratio OR against baseline p0."""
-    base = _open_unit("p0", p0)
-    ratio = _real("odds_ratio", odds_ratio, "a finite number > 0")
-    if ratio <= 0.0:
-        raise InputError("odds_ratio", "a finite number > 0", odds_ratio)
-    return ratio * base / (1.0 - base + ratio * base)
-
-
-def h_from_odds_ratio(p0: float, odds_ratio: float) -> float:
-    """Cohen's h of an odds-ratio threshold at baseline p0: φ(p1) − φ(p0)."""
-    p1 = p_from_odds_ratio(p0, odds_ratio)
-    return cohens_h(p1, float(p0))
-
-
-# --------------------------------------------------------------------------------------------
 # One-sample / paired t
 # --------------------------------------------------------------------------------------------
 
@@ -297,8 +166,8 @@ class SimPower:
     mcse: float
     replicates: int
 
-    def figure(self) -> Figure:
-        """The power as a ``simulated`` Figure."""
+    def figure(self) -> Quantity:
+        """The power as a ``simulated`` Quantity."""
         return simulated(self.power, self.mcse, self.replicates)
 
 
@@ -326,9 +195,9 @@ def t_power(n: int, dz: float, alpha: float, sides: int) -> float:
     power counts both rejection tails; one-sided means a test in the direction of dz at level
     alpha (dz == 0 gives power alpha).
     """
-    n_ = _integer("n", n, 2)
-    dz_ = _real("dz", dz)
-    alpha_ = _open_unit("alpha", alpha)
+    n_ = int_at_least("n", n, 2)
+    dz_ = finite_real("dz", dz)
+    alpha_ = open_unit("alpha", alpha)
     sides_ = _sides(sides)
     _z_upper(alpha_, sides_)
     return _t_power(n_, dz_, alpha_, sides_)
@@ -337,8 +206,8 @@ def t_power(n: int, dz: float, alpha: float, sides: int) -> float:
 def normal_n_t(dz: float, alpha: float, power: float, sides: int) -> int:
     """Normal-approximation size ceil(((z_{1−α/sides} + z_power)/dz)²) (closed form)."""
     dz_ = _nonzero("dz", dz)
-    alpha_ = _open_unit("alpha", alpha)
-    power_ = _open_unit("power", power)
+    alpha_ = open_unit("alpha", alpha)
+    power_ = open_unit("power", power)
     sides_ = _sides(sides)
     return _normal_n_t(dz_, alpha_, power_, sides_)
 
@@ -356,10 +225,10 @@ def t_sample_size(dz: float, alpha: float, power: float, sides: int, n_max: int 
     ``n_max`` when no n <= n_max reaches the target.
     """
     dz_ = _nonzero("dz", dz)
-    alpha_ = _open_unit("alpha", alpha)
-    power_ = _open_unit("power", power)
+    alpha_ = open_unit("alpha", alpha)
+    power_ = open_unit("power", power)
     sides_ = _sides(sides)
-    n_max_ = _integer("n_max", n_max, 2)
+    n_max_ = int_at_least("n_max", n_max, 2)
     normal = _normal_n_t(dz_, alpha_, power_, sides_)
 
     def too_small(required_above: int) -> InputError:
@@ -402,11 +271,11 @@ def simulate_t_power(
     |t| >= c; one-sided: in the direction of dz, the upper tail when dz == 0). Draws are made in
     whole-replicate chunks in replicate order, so the result does not depend on the chunk size.
     """
-    n_ = _integer("n", n, 2)
-    dz_ = _real("dz", dz)
-    alpha_ = _open_unit("alpha", alpha)
+    n_ = int_at_least("n", n, 2)
+    dz_ = finite_real("dz", dz)
+    alpha_ = open_unit("alpha", alpha)
     sides_ = _sides(sides)
-    reps = _integer("replicates", replicates, 1)
+    reps = int_at_least("replicates", replicates, 1)
     if not isinstance(rng, np.random.Generator):
         raise InputError("rng", "a numpy.random.Generator", repr(rng))
     _z_upper(alpha_, sides_)
@@ -591,9 +460,9 @@ def binomial_region(
     sides 1, "greater": upper = smallest c with P0(X >= c) <= alpha; "less": lower = largest c with
     P0(X <= c) <= alpha. sides 2: both, each at alpha/2 (``direction`` is then irrelevant).
     """
-    n_ = _integer("n", n, 1)
-    p0_ = _open_unit("p0", p0)
-    alpha_ = _open_unit("alpha", alpha)
+    n_ = int_at_least("n", n, 1)
+    p0_ = open_unit("p0", p0)
+    alpha_ = open_unit("alpha", alpha)
     sides_ = _sides(sides)
     direction_ = _direction(direction)
     ns = np.array([n_], dtype=np.int64)
@@ -606,10 +475,10 @@ def binomial_power(
     n: int, p0: float, p1: float, alpha: float, sides: int, direction: str = "greater"
 ) -> float:
     """Exact power at true rate p1 of the region :func:`binomial_region` returns."""
-    n_ = _integer("n", n, 1)
-    p0_ = _open_unit("p0", p0)
-    p1_ = _open_unit("p1", p1)
-    alpha_ = _open_unit("alpha", alpha)
+    n_ = int_at_least("n", n, 1)
+    p0_ = open_unit("p0", p0)
+    p1_ = open_unit("p1", p1)
+    alpha_ = open_unit("alpha", alpha)
     sides_ = _sides(sides)
     direction_ = _direction(direction)
     ns = np.array([n_], dtype=np.int64)
@@ -622,12 +491,12 @@ def binomial_normal_n(p0: float, p1: float, alpha: float, power: float, sides: i
 
     z_a = z_{1−α/sides}, z_b = z_power (closed form).
     """
-    p0_ = _open_unit("p0", p0)
-    p1_ = _open_unit("p1", p1)
+    p0_ = open_unit("p0", p0)
+    p1_ = open_unit("p1", p1)
     if p1_ == p0_:
         raise InputError("p1", "a rate different from p0", p1)
-    alpha_ = _open_unit("alpha", alpha)
-    power_ = _open_unit("power", power)
+    alpha_ = open_unit("alpha", alpha)
+    power_ = open_unit("power", power)
     sides_ = _sides(sides)
     return _binomial_normal_n(p0_, p1_, alpha_, power_, sides_)
 
@@ -661,15 +530,15 @@ def binomial_sample_size(
     [stable_n, n_max] reaches the target. InputError naming ``n_max`` when the target is not
     reached by n_max, or when n_max itself is underpowered (no stable n inside the horizon).
     """
-    p0_ = _open_unit("p0", p0)
-    p1_ = _open_unit("p1", p1)
+    p0_ = open_unit("p0", p0)
+    p1_ = open_unit("p1", p1)
     if p1_ == p0_:
         raise InputError("p1", "a rate different from p0", p1)
-    alpha_ = _open_unit("alpha", alpha)
-    power_ = _open_unit("power", power)
+    alpha_ = open_unit("alpha", alpha)
+    power_ = open_unit("power", power)
     sides_ = _sides(sides)
     normal = _binomial_normal_n(p0_, p1_, alpha_, power_, sides_)
-    horizon = max(2 * normal, normal + 200) if n_max is None else _integer("n_max", n_max, 1)
+    horizon = max(2 * normal, normal + 200) if n_max is None else int_at_least("n_max", n_max, 1)
     if horizon > MAX_BINOMIAL_HORIZON:
         raise InputError(
             "p1" if n_max is None else "n_max",
@@ -729,8 +598,8 @@ def two_proportion_n(h: float, alpha: float, power: float, sides: int) -> int:
     statsmodels NormalIndPower with ratio 1).
     """
     h_ = _nonzero("h", h)
-    alpha_ = _open_unit("alpha", alpha)
-    power_ = _open_unit("power", power)
+    alpha_ = open_unit("alpha", alpha)
+    power_ = open_unit("power", power)
     sides_ = _sides(sides)
     z_sum = _z_upper(alpha_, sides_) + _z(power_)
     return _ceil_square(z_sum / abs(h_), 2.0, "h", h)
@@ -742,9 +611,9 @@ def two_proportion_power(n: int, h: float, alpha: float, sides: int) -> float:
     With δ = |h|·√(n/2) and z = z_{1−α/sides}: one-sided (in the direction of h) Φ(δ − z);
     two-sided Φ(δ − z) + Φ(−δ − z), both tails counted.
     """
-    n_ = _integer("n", n, 2)
-    h_ = _real("h", h)
-    alpha_ = _open_unit("alpha", alpha)
+    n_ = int_at_least("n", n, 2)
+    h_ = finite_real("h", h)
+    alpha_ = open_unit("alpha", alpha)
     sides_ = _sides(sides)
     z = _z_upper(alpha_, sides_)
     delta = abs(h_) * math.sqrt(n_ / 2.0)

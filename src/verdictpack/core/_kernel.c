@@ -3,8 +3,8 @@
  *
  * One replicate of a bank of mixture confidence sequences is one row of a float64 state array;
  * this file advances rows one observation at a time, exactly as the scalar construction
- * (verdictpack.core._sequential.MixtureCS, HTracker) does, with the arithmetic of the batch engine
- * described in _sequential's module docstring:
+ * (verdictpack.core._mixture.MixtureCS, _tracker.HTracker) does, with the arithmetic of the batch
+ * engine described in _mixture's module docstring:
  *
  *   - per plane p (stream j = p / 2, side s = +1 for the lower bound, -1 for the upper) and bet
  *     k: the log-wealth W_k at the bound b as of the last search or fold, the pending product
@@ -17,9 +17,9 @@
  *     evaluations from the counts with a log-space Newton step each, until Newton's error
  *     estimate is below `fast_err`; the bound moves outward by `outward` + 2 * estimate and is
  *     intersected with the previous bound), and otherwise the safeguarded E-space Newton from
- *     the conservative side with bisection on its bracket (_sequential._advance_newton);
+ *     the conservative side with bisection on its bracket (_mixture._advance_newton);
  *   - tracker rows (mode 1 = corners, 2 = hybrid) also keep the h-interval, the empty flag and
- *     the roots consumed; classify() is _sequential.classify on codes.
+ *     the roots consumed; classify() is _hinterval.classify on codes.
  *
  * Replicates never interact, so a row's numbers do not depend on which rows share the array or
  * the call (the battery's blocks, workers and threads cannot change them). Compiled with
@@ -294,7 +294,7 @@ static double log_e_at(const Spec *sp, const double *row, int j, double sg, doub
     return mx + log(z);
 }
 
-/* log E, d log E/dm and d^2 log E/dm^2 from the per-bet state (_sequential._derivs_py). */
+/* log E, d log E/dm and d^2 log E/dm^2 from the per-bet state (_mixture._derivs_py). */
 static void derivs(const Spec *sp, const double *w, const double *g, const double *c,
                    double *loge, double *d1, double *d2, double *e_out, double *mx_out) {
     double a[MAX_K], e[MAX_K], mx = -INFINITY;
@@ -381,7 +381,7 @@ static double bisect(const Spec *sp, const double *row, int j, double sg, double
     return inside;
 }
 
-/* The safeguarded Newton of _sequential._advance_newton for one row; the new bound. */
+/* The safeguarded Newton of _mixture._advance_newton for one row; the new bound. */
 static double advance_newton(const Spec *sp, const double *row, int j, double sg, double start) {
     const double logc = sp->logc[j];
     double w[MAX_K], g[MAX_K], c[MAX_K];
@@ -517,7 +517,7 @@ NO_VECTORIZE static int observe(const Spec *sp, double *row, int j, int64_t vidx
 /* ------------------------------------------------------------------------------------------ */
 
 /* The extreme of g(y) = phi(y + d) - phi(y) on the edge x - y = d, y in [y_lo, y_hi]
- * (_sequential._edge_py). g has one stationary point y* = (1 - d)/2: a minimum for d > 0, a
+ * (_hinterval._edge_py). g has one stationary point y* = (1 - d)/2: a minimum for d > 0, a
  * maximum for d < 0 (g = 0 for d = 0). So where y* is the extreme sought, g at y* clamped to
  * the edge is it (g is monotone on either side of y*); otherwise it is at one of the ends. */
 static double edge(double lm, double um, double lh, double uh, double d, int lowest) {
@@ -556,7 +556,7 @@ static void refresh(const Spec *sp, double *row) {
     h[1] = (um - lh <= ud + tol) ? f[1] - f[2] : edge(lm, um, lh, uh, ud, 0);
 }
 
-/* _sequential.classify: 0 continue, 1 effect, 2 no positive effect, 3 below, 4 inconclusive. */
+/* _hinterval.classify: 0 continue, 1 effect, 2 no positive effect, 3 below, 4 inconclusive. */
 static inline int8_t classify(const Spec *sp, const double *row, int at_cap) {
     const double lo = row[sp->o_h], hi = row[sp->o_h + 1];
     if (lo >= sp->threshold) return 1;

@@ -33,7 +33,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from verdictpack._errors import InputError
-from verdictpack._results import Figure, closed_form, exact
+from verdictpack._results import Quantity, closed_form, exact
+from verdictpack._validate import int_at_least, open_interval
 
 __all__ = [
     "BernoulliSPRT",
@@ -45,17 +46,8 @@ _QUANTILES = (0.5, 0.9, 0.99)
 _NEGLIGIBLE_MASS = 1e-300  # the recursion stops early once the continuing mass is below this
 
 
-def _is_real(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_)
-    )
-
-
 def _open_unit(name: str, value: Any, upper: float = 1.0) -> float:
-    allowed = f"a number strictly between 0 and {upper:g}"
-    if not _is_real(value) or not math.isfinite(float(value)) or not 0.0 < float(value) < upper:
-        raise InputError(name, allowed, value)
-    return float(value)
+    return open_interval(name, value, 0.0, upper, f"a number strictly between 0 and {upper:g}")
 
 
 @dataclass(frozen=True)
@@ -71,13 +63,13 @@ class SPRTOperatingCharacteristics:
 
     p: float
     n_max: int
-    p_accept_h1: Figure
-    p_accept_h0: Figure
-    p_beyond_horizon: Figure
-    asn: Figure
-    n_quantiles: dict[str, Figure | None]
-    wald_p_accept_h1: Figure
-    wald_asn: Figure
+    p_accept_h1: Quantity
+    p_accept_h0: Quantity
+    p_beyond_horizon: Quantity
+    asn: Quantity
+    n_quantiles: dict[str, Quantity | None]
+    wald_p_accept_h1: Quantity
+    wald_asn: Quantity
 
 
 @dataclass(frozen=True)
@@ -175,15 +167,13 @@ class BernoulliSPRT:
     ) -> SPRTOperatingCharacteristics:
         """Exact OC, ASN, truncated mass and quantiles of N at rate p (recursion to n_max)."""
         p_ = _open_unit("p", p)
-        if not isinstance(n_max, (int, np.integer)) or isinstance(n_max, bool) or n_max < 1:
-            raise InputError("n_max", "an integer >= 1", n_max)
-        horizon = int(n_max)
+        horizon = int_at_least("n_max", n_max, 1)
         to_h1, to_h0, beyond = self._stopping_distribution(p_, horizon)
         stop = to_h1 + to_h0
         cdf = np.cumsum(stop)
         ns = np.arange(1, horizon + 1)
         asn = float(np.dot(ns, stop) + horizon * beyond)
-        quantiles: dict[str, Figure | None] = {}
+        quantiles: dict[str, Quantity | None] = {}
         for qv in _QUANTILES:
             hit = np.flatnonzero(cdf >= qv)
             quantiles[f"{qv:g}"] = exact(int(ns[hit[0]])) if hit.size else None

@@ -38,15 +38,11 @@ from verdictpack._rng import block_streams
 from verdictpack.config._blocks import (
     HumanSpec,
     PanelSpec,
-    PanelSummary,
     RoutesSpec,
     SequentialSpec,
-    build_panel,
     build_sequential,
-    panel_rules,
     route_rules,
     sequential_rules,
-    summarize_panel,
 )
 from verdictpack.config._compiler import (
     ConfigSource,
@@ -59,7 +55,7 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
-from verdictpack.kinds._base import Layer, RunOptions, report_and_results
+from verdictpack.kinds._base import Layer, RunOptions
 from verdictpack.simulate._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
 from verdictpack.simulate._operating import (
     BlockOutcome,
@@ -71,6 +67,8 @@ from verdictpack.simulate._operating import (
     run_cells,
     summarize,
 )
+from verdictpack.simulate._panels import PanelSummary, build_panel, panel_rules, summarize_panel
+from verdictpack.simulate._routes import route_design
 
 __all__ = [
     "BatteryConfig",
@@ -669,8 +667,6 @@ def _parameters(spec: BatteryScenarioSpec) -> dict[str, float | str]:
 def run_battery(
     config: BatteryConfig, source: ConfigSource, options: RunOptions | None = None
 ) -> BatteryResult:
-    from verdictpack.kinds._verdict import route_design
-
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
     refusals = Refusals(source)
@@ -754,5 +750,4 @@ LAYER = Layer(
     model=BatteryConfig,
     rules=RULES,
     run=run_battery,
-    render=report_and_results("render_battery"),
 )

@@ -3,7 +3,7 @@
 One run, in this order, data flowing one way:
 
 1. **Stimulus factory** -- candidates generated as real text from the construct family's templates
-   and admitted through the mechanical gates (:mod:`verdictpack.stimuli._factory`); per-gate
+   and admitted through the mechanical gates (:mod:`verdictpack.stimuli`); per-gate
    failure counts
    and the admission yield; the human spot-check of the gate sized and priced.
 2. **Human layer, instrument validation** -- the reader-reconstruction audit (N roots x 2
@@ -12,7 +12,7 @@ One run, in this order, data flowing one way:
 3. **Human layer, preference baseline** -- a pilot plus a confirmatory sample sized by simulation
    to the registered power (:func:`verdictpack.simulate._human.size_human_baseline`).
 4. **Sequential run** -- admitted roots stream, one at a time, through an
-   :class:`~verdictpack.simulate._evidence.EvidenceSource` (today a simulated panel) into the
+   :class:`~verdictpack.evidence.EvidenceSource` (today a simulated panel) into the
    sequential
    core; the registered track stops the run at its first verdict or at the cap; the extension track
    (weaker minimum) and the comparison construction are evaluated on the same evidence, frozen
@@ -28,29 +28,27 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
 from verdictpack._parallel import usable_cpus
-from verdictpack._results import Figure, exact
+from verdictpack._results import Quantity, exact
 from verdictpack._rng import stream
 from verdictpack.config._blocks import (
     MAX_COST,
     HumanSpec,
     PanelSpec,
-    PanelSummary,
     RoutesSpec,
+    SequentialSettings,
     SequentialSpec,
-    build_panel,
     build_sequential,
-    panel_rules,
     route_rules,
     sequential_rules,
-    summarize_panel,
 )
 from verdictpack.config._compiler import (
     ConfigSource,
@@ -63,10 +61,11 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, governing_loc
-from verdictpack.core._sequential import HTracker, Verdict, classify
+from verdictpack.core._hinterval import Verdict, classify
+from verdictpack.core._tracker import HTracker
+from verdictpack.evidence._source import EvidenceSource, RootEvidence
 from verdictpack.kinds._base import Layer, RunOptions
-from verdictpack.kinds._verdict import BLOCK_SIZE, route_design
-from verdictpack.simulate._evidence import EvidenceSource, RootEvidence, SimulatedPanelSource
+from verdictpack.simulate._evidence import SimulatedPanelSource
 from verdictpack.simulate._human import (
     AuditDecision,
     AuditGate,
@@ -85,24 +84,40 @@ from verdictpack.simulate._judges import (
     true_rates,
 )
 from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
-from verdictpack.stimuli._factory import (
+from verdictpack.simulate._panels import PanelSummary, build_panel, panel_rules, summarize_panel
+from verdictpack.simulate._routes import BLOCK_SIZE, route_design
+from verdictpack.stimuli import (
     DefectRates,
     FactoryResult,
     GateSpotCheck,
+    GeneratedStimulus,
     run_factory,
     size_gate_spot_check,
     standard_gates,
     templates_for,
 )
 
-__all__ = ["EngineConfig", "EngineResult", "TrackResult", "run_engine"]
+__all__ = [
+    "EngineConfig",
+    "EnginePlan",
+    "EngineResult",
+    "EngineTracks",
+    "TrackResult",
+    "plan_engine",
+    "prove_engine",
+    "run_engine",
+    "run_sequential",
+    "simulated_source",
+]
 
 # ----------------------------------------------------------------------------------------------
 # Config
 # ----------------------------------------------------------------------------------------------
 
 
-class AuditSpec(StrictModel):
+class ReaderAuditSpec(StrictModel):
+    """The reader audit (the kappa gate): config key ``human.audit``."""
+
     roots: int = Field(ge=10, le=100_000, description="roots read by both readers")
     kappa_min: float = Field(gt=0.0, lt=1.0, description="instrument gate on Cohen's kappa")
     reconstruction_rate: float = Field(
@@ -125,7 +140,7 @@ class EngineHumanSpec(StrictModel):
     cost_per_judgment: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one human judgment, at most {MAX_COST:.0e}"
     )
-    audit: AuditSpec
+    audit: ReaderAuditSpec
     baseline: BaselineSpec
 
 
@@ -272,8 +287,8 @@ class TrackResult:
 class CostLine:
     route: str
     line: str
-    touches: Figure
-    cost: Figure
+    touches: Quantity
+    cost: Quantity
 
 
 @dataclass(frozen=True)
@@ -283,7 +298,7 @@ class ConfoundArm:
     design: str
     stress: str
     outcome: ScenarioOC | None
-    audit_pass_rate_at_chance: Figure | None
+    audit_pass_rate_at_chance: Quantity | None
 
 
 @dataclass(frozen=True)
@@ -391,7 +406,7 @@ def _track_state(
 
 def _sequential_run(
     source: EvidenceSource,
-    stimuli: Sequence[Any],
+    stimuli: Sequence[GeneratedStimulus],
     trackers: dict[str, HTracker],
     claims: dict[str, str],
     cap: int,
@@ -406,7 +421,7 @@ def _sequential_run(
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
     for t in range(cap):
-        ev = source.judge(stimuli[t])
+        ev = source.judge(stimuli[t].stimulus)
         seen.append(ev)
         m, h = ev.model_value, ev.human_value
         for tracker in trackers.values():
@@ -532,7 +547,7 @@ def _power(
     )
 
 
-def _audit_pass_rate_at_chance(cfg: EngineConfig) -> Figure:
+def _reader_audit_pass_rate_at_chance(cfg: EngineConfig) -> Quantity:
     """P(the kappa gate passes) when both readers answer at chance (simulated)."""
     a = cfg.human.audit
     return simulate_gate_pass_rate(
@@ -599,7 +614,12 @@ def _confound_arms(
         if "reader" in involved:
             arms.append(
                 ConfoundArm(
-                    name, crossed, design_text, stress_text, None, _audit_pass_rate_at_chance(cfg)
+                    name,
+                    crossed,
+                    design_text,
+                    stress_text,
+                    None,
+                    _reader_audit_pass_rate_at_chance(cfg),
                 )
             )
             continue
@@ -626,12 +646,51 @@ def _confound_arms(
     return tuple(arms)
 
 
-def run_engine(
-    config: EngineConfig, source: ConfigSource, options: RunOptions | None = None
-) -> EngineResult:
+@dataclass(frozen=True)
+class EnginePlan:
+    """Everything the engine settles before the first judgment: stage 1 of a run.
+
+    The stimulus factory and its gate spot-check, the reader audit, the powered human baseline
+    and the route design; no evidence source is involved, so a study on real data reuses it.
+    """
+
+    construct: Construct
+    sequential: SequentialSettings
+    panel: Panel
+    scenario: TruthScenario
+    power_scenarios: tuple[TruthScenario, ...]
+    factory: FactoryResult
+    spot: GateSpotCheck
+    reader_audit: AuditDecision
+    baseline: HumanBaselineSize
+    design: RouteDesign
+    effective_cap: int
+    claims: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class EngineTracks:
+    """Stage 2 of a run: the three tracks, frozen at their verdicts, and the evidence trail."""
+
+    registered: TrackResult
+    extension: TrackResult
+    comparison: TrackResult
+    rows: tuple[dict[str, Any], ...]
+    seen: tuple[RootEvidence, ...]
+    stream_alphas: Any
+    error_per_side: float
+
+    @property
+    def roots_run(self) -> int:
+        return len(self.rows)
+
+
+def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> EnginePlan:
+    """Stage 1: every scenario solved (refused at its config field), then the stimulus factory,
+    the gate spot-check, the reader audit, the baseline sizing and the route design."""
+    refusals = Refusals.none() if refusals is None else refusals
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
-    refusals = Refusals(source)
     with refusals.at(("panel",), "the panel"):
         panel = build_panel(config.panel)
     seed = config.seed
@@ -684,10 +743,10 @@ def run_engine(
     # 2. instrument validation
     a = config.human.audit
     with refusals.at(("human", "audit", "roots"), "the reader-reconstruction audit"):
-        audit_sim = simulate_reader_audit(
+        reader_readings = simulate_reader_audit(
             a.roots, a.reconstruction_rate, stream(seed, "engine/audit"), a.categories
         )
-        audit = AuditGate(a.kappa_min).evaluate(audit_sim)
+        reader_audit = AuditGate(a.kappa_min).evaluate(reader_readings)
     # 3. preference baseline
     hb = config.human.baseline
     with refusals.at(
@@ -712,8 +771,8 @@ def run_engine(
             "engine/human-baseline",
             hb.replicates,
         )
-    fixed_touches = audit.readings + baseline.pilot_touches
-    fixed_cost = audit.readings * a.cost_per_reading + (
+    fixed_touches = reader_audit.readings + baseline.pilot_touches
+    fixed_cost = reader_audit.readings * a.cost_per_reading + (
         baseline.pilot_touches * config.human.cost_per_judgment
     )
     human_spec = HumanSpec(
@@ -728,17 +787,50 @@ def run_engine(
         design = route_design(
             construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
         )
-    # 4. the sequential run
-    run_panel = scenario_panel(panel, scenario)
-    mu_m, mu_h, true_h = true_rates(run_panel, scenario, construct.human_baseline_rate)
-    evidence_source = SimulatedPanelSource(
-        run_panel,
-        scenario,
-        construct.human_baseline_rate,
-        config.human.judgments_per_root,
-        stream(seed, "engine/evidence"),
+    return EnginePlan(
+        construct=construct,
+        sequential=sequential,
+        panel=panel,
+        scenario=scenario,
+        power_scenarios=tuple(power_scenarios),
+        factory=factory,
+        spot=spot,
+        reader_audit=reader_audit,
+        baseline=baseline,
+        design=design,
+        effective_cap=min(sequential.cap_roots, factory.n_admitted),
+        claims=MappingProxyType(
+            {
+                "registered": construct.registered_claim,
+                "extension": construct.extension_claim,
+                "comparison": construct.registered_claim,
+            }
+        ),
     )
-    effective_cap = min(sequential.cap_roots, factory.n_admitted)
+
+
+def simulated_source(config: EngineConfig, plan: EnginePlan) -> SimulatedPanelSource:
+    """The default evidence source: the panel under the config's truth scenario, on the
+    ``engine/evidence`` stream of the config's seed."""
+    return SimulatedPanelSource(
+        scenario_panel(plan.panel, plan.scenario),
+        plan.scenario,
+        plan.construct.human_baseline_rate,
+        config.human.judgments_per_root,
+        stream(config.seed, "engine/evidence"),
+    )
+
+
+def run_sequential(
+    plan: EnginePlan, source: EvidenceSource, refusals: Refusals | None = None
+) -> EngineTracks:
+    """Stage 2: the admitted stimuli, one at a time, from ``source`` into the three trackers.
+
+    Nothing runs when the reader audit failed (every track INSTRUMENT_INVALID); a track without
+    a verdict when the registered track stopped says so.
+    """
+    refusals = Refusals.none() if refusals is None else refusals
+    construct, sequential, claims = plan.construct, plan.sequential, plan.claims
     a_tail = construct.per_tail_alpha
     with refusals.at(
         ("sequential",),
@@ -759,46 +851,90 @@ def run_engine(
                 construct.governing_threshold_h,
             ),
         }
-    claims = {
-        "registered": construct.registered_claim,
-        "extension": construct.extension_claim,
-        "comparison": construct.registered_claim,
-    }
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
     verdicts: dict[str, TrackResult] = {}
-    if audit.passed:
+    if plan.reader_audit.passed:
         verdicts, rows, seen = _sequential_run(
-            evidence_source,
-            factory.admitted,
+            source,
+            plan.factory.admitted,
             trackers,
-            claims,
-            effective_cap,
+            dict(claims),
+            plan.effective_cap,
             construct.human_baseline_rate,
         )
-    roots_run = len(rows)
-    if audit.passed:
+    if plan.reader_audit.passed:
         missing = "NO_VERDICT_WHEN_REGISTERED_STOPPED"
     else:
         missing = Verdict.INSTRUMENT_INVALID.value
     for name, tracker in trackers.items():
         if name not in verdicts:
             verdicts[name] = _track_state(tracker, missing, None, name, claims[name])
-    registered, extension, comparison = (
-        verdicts["registered"],
-        verdicts["extension"],
-        verdicts["comparison"],
+    return EngineTracks(
+        registered=verdicts["registered"],
+        extension=verdicts["extension"],
+        comparison=verdicts["comparison"],
+        rows=tuple(rows),
+        seen=tuple(seen),
+        stream_alphas=trackers["registered"].stream_alphas,
+        error_per_side=trackers["registered"].error_per_side,
     )
+
+
+def prove_engine(
+    config: EngineConfig, plan: EnginePlan, refusals: Refusals | None = None
+) -> tuple[tuple[ScenarioOC, ...], tuple[ConfoundArm, ...]]:
+    """Stage 3, which needs no evidence source: the power report of this design and the
+    precommitted confound arms, simulated (the kernel spreads the replicates over the CPUs)."""
+    refusals = Refusals.none() if refusals is None else refusals
+    threads = usable_cpus()
+    with refusals.at(("power",), "the power report"):
+        power = _power(
+            config, plan.design, plan.panel, plan.construct, threads, plan.power_scenarios
+        )
+    with refusals.at(("confound_stress",), "the confound arms"):
+        arms = _confound_arms(config, plan.design, plan.construct, threads)
+    return tuple(power), tuple(arms)
+
+
+def run_engine(
+    config: EngineConfig,
+    source: ConfigSource,
+    options: RunOptions | None = None,
+    evidence: EvidenceSource | None = None,
+) -> EngineResult:
+    """Plan, run on ``evidence`` (default: the simulated panel of the config), prove."""
+    refusals = Refusals(source)
+    plan = plan_engine(config, refusals)
+    construct, sequential, scenario, seed = (
+        plan.construct,
+        plan.sequential,
+        plan.scenario,
+        config.seed,
+    )
+    factory, spot, reader_audit, baseline, design = (
+        plan.factory,
+        plan.spot,
+        plan.reader_audit,
+        plan.baseline,
+        plan.design,
+    )
+    effective_cap = plan.effective_cap
+    mu_m, mu_h, true_h = true_rates(
+        scenario_panel(plan.panel, scenario), scenario, construct.human_baseline_rate
+    )
+    evidence_source = simulated_source(config, plan) if evidence is None else evidence
+    tracks = run_sequential(plan, evidence_source, refusals)
+    registered, extension, comparison = tracks.registered, tracks.extension, tracks.comparison
+    rows, seen, roots_run = tracks.rows, tracks.seen, tracks.roots_run
+    a_tail = construct.per_tail_alpha
     model_touches = sum(ev.model_touches for ev in seen)
     human_touches = sum(ev.human_touches for ev in seen)
     stream_checks = _stream_checks(seen, mu_m, mu_h)
-    costs = _costs(config, design, spot, audit, baseline, roots_run, model_touches, human_touches)
-    # the operating characteristics: the kernel spreads their replicates over the CPUs
-    threads = usable_cpus()
-    with refusals.at(("power",), "the power report"):
-        power = _power(config, design, panel, construct, threads, power_scenarios)
-    with refusals.at(("confound_stress",), "the confound arms"):
-        arms = _confound_arms(config, design, construct, threads)
+    costs = _costs(
+        config, design, spot, reader_audit, baseline, roots_run, model_touches, human_touches
+    )
+    power, arms = prove_engine(config, plan, refusals)
     return EngineResult(
         kind="engine",
         construct=construct,
@@ -815,9 +951,9 @@ def run_engine(
         effective_cap=effective_cap,
         factory=factory,
         spot_check=spot,
-        audit=audit,
+        audit=reader_audit,
         baseline=baseline,
-        instrument_valid=audit.passed,
+        instrument_valid=reader_audit.passed,
         registered=registered,
         extension=extension,
         comparison=comparison,
@@ -828,7 +964,7 @@ def run_engine(
         costs=costs,
         power=power,
         confound_arms=arms,
-        evidence=tuple(rows),
+        evidence=rows,
         provenance=provenance(
             source,
             "engine",
@@ -839,8 +975,8 @@ def run_engine(
                 "lambdas": list(sequential.spec.lambdas),
                 "weights": list(sequential.spec.weights or ()),
                 "per_tail_alpha": a_tail,
-                "stream_alphas": trackers["registered"].stream_alphas,
-                "error_per_side": trackers["registered"].error_per_side,
+                "stream_alphas": tracks.stream_alphas,
+                "error_per_side": tracks.error_per_side,
                 "cap_roots": sequential.cap_roots,
                 "evidence_source": evidence_source.description,
                 "truth_scenario": scenario.name,
@@ -910,7 +1046,7 @@ def _costs(
     cfg: EngineConfig,
     design: RouteDesign,
     spot: GateSpotCheck,
-    audit: AuditDecision,
+    reader_audit: AuditDecision,
     baseline: HumanBaselineSize,
     roots_run: int,
     model_touches: int,
@@ -934,9 +1070,9 @@ def _costs(
         CostLine(
             "this run (e-process)",
             "human layer",
-            exact(audit.readings + baseline.pilot_touches + human_touches),
+            exact(reader_audit.readings + baseline.pilot_touches + human_touches),
             exact(
-                audit.readings * h.audit.cost_per_reading
+                reader_audit.readings * h.audit.cost_per_reading
                 + (baseline.pilot_touches + human_touches) * h.cost_per_judgment
             ),
         ),
@@ -947,17 +1083,10 @@ def _costs(
     return tuple(lines)
 
 
-def _render(result: EngineResult) -> dict[str, str]:
-    from verdictpack.render._markdown import render_engine_files
-
-    return render_engine_files(result)
-
-
 LAYER = Layer(
     kind="engine",
     summary="construct in, verdict out: factory, human layer, sequential run, evidence trail",
     model=EngineConfig,
     rules=RULES,
     run=run_engine,
-    render=_render,
 )

@@ -22,19 +22,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from verdictpack._results import Figure, closed_form
+from verdictpack._results import Quantity, closed_form
 from verdictpack.config._blocks import (
     HumanSpec,
-    JudgeRow,
     PanelSpec,
     RoutesSpec,
     SequentialSpec,
-    build_panel,
     build_sequential,
-    panel_rules,
     route_rules,
     sequential_rules,
-    summarize_panel,
 )
 from verdictpack.config._compiler import (
     ConfigSource,
@@ -48,10 +44,11 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
-from verdictpack.kinds._base import Layer, RunOptions, report_and_results
-from verdictpack.kinds._verdict import route_design, simulate_scenario
+from verdictpack.kinds._base import Layer, RunOptions
 from verdictpack.simulate._judges import TruthScenario, effective_panel_size, judge_rates
 from verdictpack.simulate._operating import ScenarioOC
+from verdictpack.simulate._panels import JudgeRow, build_panel, panel_rules, summarize_panel
+from verdictpack.simulate._routes import route_design, simulate_scenario
 
 __all__ = ["CompositionResult", "JudgesConfig", "JudgesResult", "run_judges"]
 
@@ -125,7 +122,7 @@ class CompositionResult:
     judges: tuple[JudgeRow, ...]
     nominal_size: int
     latent_correlation: float
-    effective_size: Figure
+    effective_size: Quantity
     touches_per_root: int
     cost_per_root: float
     effect_present: ScenarioOC
@@ -236,5 +233,4 @@ LAYER = Layer(
     model=JudgesConfig,
     rules=RULES,
     run=run_judges,
-    render=report_and_results("render_judges"),
 )

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from verdictpack._errors import InputError
-from verdictpack._results import Figure, closed_form, exact, simulated
+from verdictpack._results import Quantity, closed_form, exact, simulated
 from verdictpack._rng import stream
 from verdictpack.config._compiler import (
     ConfigSource,
@@ -45,7 +45,8 @@ from verdictpack.config._refusals import (
     governing_loc,
 )
 from verdictpack.core import _exact as _stats
-from verdictpack.kinds._base import Layer, RunOptions, report_and_results
+from verdictpack.core._scales import cohens_h, p_from_h, phi
+from verdictpack.kinds._base import Layer, RunOptions
 
 __all__ = [
     "BinomialArmResult",
@@ -170,7 +171,7 @@ def _arm_cross(cfg: dict[str, Any]) -> Any:
         if has_h:
             h = arm["effect_h"]
             if isinstance(h, (int, float)) and not isinstance(h, bool):
-                angle = 2 * math.asin(math.sqrt(p0)) + h
+                angle = phi(p0) + h
                 if h == 0 or not 0 < angle < math.pi:
                     yield (
                         ("arms", i, "effect_h"),
@@ -206,7 +207,7 @@ def _closed_form_n(arm: Any, construct: Construct | None, alpha: float, power: f
     if isinstance(arm, TArmSpec):
         return _stats.normal_n_t(arm.dz, alpha, power, arm.sides)
     if isinstance(arm, BinomialArmSpec):
-        p1 = arm.p1 if arm.p1 is not None else _stats.p_from_h(arm.p0, float(arm.effect_h or 0))
+        p1 = arm.p1 if arm.p1 is not None else p_from_h(arm.p0, float(arm.effect_h or 0))
         return _stats.binomial_normal_n(arm.p0, p1, alpha, power, arm.sides)
     if construct is None:  # pragma: no cover - callers skip two-proportion arms then
         raise InputError("construct", "a compiled construct", None)
@@ -309,11 +310,11 @@ class TDesignSize:
     design: str
     test_alpha: float
     target_power: float
-    n: Figure
-    power_at_n: Figure
-    power_at_n_minus_1: Figure | None
-    normal_n: Figure
-    simulated_power_at_n: Figure
+    n: Quantity
+    power_at_n: Quantity
+    power_at_n_minus_1: Quantity | None
+    normal_n: Quantity
+    simulated_power_at_n: Quantity
     simulated_minus_exact_in_mcse: float
 
 
@@ -321,9 +322,9 @@ class TDesignSize:
 class PowerAtN:
     design: str
     n: int
-    exact_power: Figure
-    known_variance_power: Figure
-    simulated_power: Figure | None
+    exact_power: Quantity
+    known_variance_power: Quantity
+    simulated_power: Quantity | None
     simulated_minus_exact_in_mcse: float | None
 
 
@@ -345,19 +346,19 @@ class BinomialDesignSize:
     design: str
     test_alpha: float
     target_power: float
-    first_n: Figure
-    power_at_first: Figure
-    power_at_first_minus_1: Figure | None
+    first_n: Quantity
+    power_at_first: Quantity
+    power_at_first_minus_1: Quantity | None
     region_lower: int | None
     region_upper: int | None
-    achieved_alpha: Figure
-    stable_n: Figure
-    power_at_stable: Figure
+    achieved_alpha: Quantity
+    stable_n: Quantity
+    power_at_stable: Quantity
     stable_region_lower: int | None
     stable_region_upper: int | None
     failing_between: tuple[int, ...]
     search_horizon: int
-    normal_n: Figure
+    normal_n: Quantity
     design_uses: str
 
 
@@ -379,9 +380,9 @@ class TwoProportionDesignSize:
     design: str
     test_alpha: float
     target_power: float
-    n_per_group: Figure
-    total: Figure
-    power_at_n: Figure
+    n_per_group: Quantity
+    total: Quantity
+    power_at_n: Quantity
 
 
 @dataclass(frozen=True)
@@ -419,7 +420,7 @@ class SizingResult:
 # ----------------------------------------------------------------------------------------------
 
 
-def _opt_exact(value: float | None) -> Figure | None:
+def _opt_exact(value: float | None) -> Quantity | None:
     return None if value is None else exact(value)
 
 
@@ -430,7 +431,7 @@ def _test_alpha(point: DesignPoint, sides: int) -> float:
 
 def _sim_check(
     n: int, dz: float, alpha: float, sides: int, replicates: int, seed: int, purpose: str
-) -> tuple[Figure, float]:
+) -> tuple[Quantity, float]:
     sim = _stats.simulate_t_power(n, dz, alpha, sides, replicates, stream(seed, purpose))
     fig = simulated(sim.power, sim.mcse, sim.replicates)
     exact_power = _stats.t_power(n, dz, alpha, sides)
@@ -453,7 +454,7 @@ def _power_at(
     point: DesignPoint, n: int, dz: float, sides: int, replicates: int | None, seed: int, tag: str
 ) -> PowerAtN:
     alpha = _test_alpha(point, sides)
-    sim: Figure | None = None
+    sim: Quantity | None = None
     z: float | None = None
     if replicates is not None:
         sim, z = _sim_check(n, dz, alpha, sides, replicates, seed, f"{tag}/{point.name}/n={n}")
@@ -535,7 +536,7 @@ def _binomial_size(
 
 
 def size_binomial_arm(spec: BinomialArmSpec, points: tuple[DesignPoint, ...]) -> BinomialArmResult:
-    p1 = spec.p1 if spec.p1 is not None else _stats.p_from_h(spec.p0, float(spec.effect_h or 0.0))
+    p1 = spec.p1 if spec.p1 is not None else p_from_h(spec.p0, float(spec.effect_h or 0.0))
     direction = "greater" if p1 > spec.p0 else "less"
     sizes = []
     for point in points:
@@ -580,7 +581,7 @@ def size_binomial_arm(spec: BinomialArmSpec, points: tuple[DesignPoint, ...]) ->
         unit=spec.unit,
         p0=spec.p0,
         p1=p1,
-        h=_stats.cohens_h(p1, spec.p0),
+        h=cohens_h(p1, spec.p0),
         sides=spec.sides,
         direction=direction,
         sizes=tuple(sizes),
@@ -675,5 +676,4 @@ LAYER = Layer(
     model=SizingConfig,
     rules=RULES,
     run=run_sizing,
-    render=report_and_results("render_sizing"),
 )

@@ -12,23 +12,19 @@ approximations beside them) and the fixed-n exact binomial size of the same clai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from verdictpack._errors import InputError
 from verdictpack._parallel import usable_cpus
-from verdictpack._results import Figure, exact
+from verdictpack._results import Quantity, exact
 from verdictpack.config._blocks import (
     MAX_COST,
     HumanSpec,
     RoutesSpec,
-    SequentialSettings,
     SequentialSpec,
     build_sequential,
-    fixed_n_defect,
     route_rules,
     sequential_rules,
 )
@@ -44,13 +40,12 @@ from verdictpack.config._compiler import (
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
 from verdictpack.core._exact import binomial_sample_size
-from verdictpack.kinds._base import Layer, RunOptions, report_and_results
+from verdictpack.kinds._base import Layer, RunOptions
 from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario
 from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack.simulate._routes import BLOCK_SIZE, route_design
 
-__all__ = ["RouteComparison", "VerdictConfig", "VerdictResult", "run_verdict"]
-
-BLOCK_SIZE = 500
+__all__ = ["SPRTExact", "VerdictConfig", "VerdictResult", "run_verdict", "sprt_exact"]
 
 
 class StreamModelSpec(StrictModel):
@@ -99,23 +94,18 @@ class SPRTExact:
     log_b: float
     step_success: float
     step_failure: float
-    actual_alpha: Figure
-    actual_beta: Figure
-    asn_h0: Figure
-    asn_h1: Figure
-    wald_asn_h0: Figure
-    wald_asn_h1: Figure
+    actual_alpha: Quantity
+    actual_beta: Quantity
+    asn_h0: Quantity
+    asn_h1: Quantity
+    wald_asn_h0: Quantity
+    wald_asn_h1: Quantity
     n_quantiles_h0: dict[str, int]
     n_quantiles_h1: dict[str, int]
     horizon: int
     mass_beyond_horizon: float
-    fixed_n_exact: Figure
+    fixed_n_exact: Quantity
     note: str
-
-
-@dataclass(frozen=True)
-class RouteComparison:
-    scenario: ScenarioOC
 
 
 @dataclass(frozen=True)
@@ -151,49 +141,6 @@ def _stream_panel(streams: StreamModelSpec, human_rate: float) -> Panel:
         for j in range(streams.judges_per_root)
     )
     return Panel(judges=judges, latent_correlation=streams.latent_correlation)
-
-
-def route_design(
-    construct: Construct,
-    panel: Panel,
-    human: HumanSpec,
-    sequential: SequentialSettings,
-    routes: RoutesSpec,
-    fixed_human_touches: int = 0,
-    fixed_human_cost: float = 0.0,
-) -> RouteDesign:
-    fixed_n, defect = fixed_n_defect(construct, routes.fixed_n_power)
-    if fixed_n is None:  # configs are refused before the run (route_rules); API callers here
-        loc, expected = defect or (("construct",), "a fixed-n design within the bounds")
-        parameter, received = {
-            "alpha": ("alpha", 2 * construct.per_tail_alpha),
-            "fixed_n_power": ("fixed_n_power", routes.fixed_n_power),
-        }.get(str(loc[-1]), ("threshold_h", construct.governing_threshold_h))
-        raise InputError(parameter, expected, received)
-    return RouteDesign(
-        construct=construct,
-        panel=panel,
-        human_judgments_per_root=human.judgments_per_root,
-        human_cost_per_judgment=human.cost_per_judgment,
-        sequential=sequential,
-        sprt_beta=routes.sprt_beta,
-        fixed_n=fixed_n,
-        fixed_human_touches=fixed_human_touches,
-        fixed_human_cost=fixed_human_cost,
-    )
-
-
-def simulate_scenario(
-    design: RouteDesign,
-    scenario: TruthScenario,
-    seed: int,
-    purpose: str,
-    replicates: int,
-    constructions: Sequence[str] | None = None,
-) -> ScenarioOC:
-    """All routes under one scenario, block by block on the RNG policy's block streams."""
-    job = Job(design, scenario, purpose)
-    return simulate_scenarios([job], seed, replicates, BLOCK_SIZE, constructions)[0]
 
 
 def sprt_exact(design: RouteDesign, fixed_power: float) -> SPRTExact:
@@ -309,5 +256,4 @@ LAYER = Layer(
     model=VerdictConfig,
     rules=RULES,
     run=run_verdict,
-    render=report_and_results("render_verdict"),
 )

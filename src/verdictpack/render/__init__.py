@@ -1,5 +1,43 @@
 """verdictpack.render: result objects to files (Markdown, JSON, CSV).
 
-Renders only what a frozen result object holds: nothing is recomputed, nothing parsed back. May
-import every floor below it (kinds included, for the result types); never ``verify`` or the CLI.
+Renders only what a frozen result object holds: nothing is recomputed, nothing parsed back. One
+module per kind (``_sizing``, ``_verdict``, ``_judges``, ``_engine``, ``_battery``) over the shared
+helpers of ``_markdown``; :data:`RENDERERS` maps each kind's result class to its renderer and
+:func:`render` dispatches on the result's type. May import every floor below it (kinds included,
+for the result types); never ``verify`` or the CLI.
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from verdictpack.kinds._battery import BatteryResult
+from verdictpack.kinds._engine import EngineResult
+from verdictpack.kinds._judges import JudgesResult
+from verdictpack.kinds._sizing import SizingResult
+from verdictpack.kinds._verdict import VerdictResult
+from verdictpack.render import _battery, _engine, _judges, _sizing, _verdict
+
+__all__ = ["RENDERERS", "render"]
+
+# result class -> its files (name -> text); the only place a result meets its renderer
+RENDERERS: dict[type, Callable[[Any], Mapping[str, str]]] = {
+    SizingResult: _sizing.render_files,
+    VerdictResult: _verdict.render_files,
+    JudgesResult: _judges.render_files,
+    EngineResult: _engine.render_files,
+    BatteryResult: _battery.render_files,
+}
+
+
+def render(result: object) -> Mapping[str, str]:
+    """The files of one result, by the renderer registered for its exact type."""
+    renderer = RENDERERS.get(type(result))
+    if renderer is None:
+        known = ", ".join(sorted(cls.__name__ for cls in RENDERERS))
+        raise TypeError(
+            f"no renderer registered for result type {type(result).__qualname__} "
+            f"(registered: {known})"
+        )
+    return renderer(result)

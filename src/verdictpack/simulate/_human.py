@@ -4,9 +4,10 @@
 ------------------------------------------------------------
 N roots are each read by two readers. A reader sees a root's stimulus pair and reconstructs which
 item carries the manipulated property (a categorical label: binary or k categories). The two
-readers' agreement is Cohen's κ (:func:`cohens_kappa`); the audit passes when the *point estimate*
-κ ≥ ``kappa_min`` (:class:`AuditGate`, default 0.60); the asymptotic
-confidence interval is reported beside the decision, never gated. Cost: 2N readings (touches).
+readers' agreement is Cohen's κ (:func:`verdictpack.core._agreement.cohens_kappa`); the audit
+passes when the *point estimate* κ ≥ ``kappa_min`` (:class:`AuditGate`, default 0.60); the
+asymptotic confidence interval is reported beside the decision, never gated. Cost: 2N readings
+(touches).
 
 Simulated audit (:func:`simulate_reader_audit`). True labels are uniform on the k categories
 (the position of the manipulated item is randomised). Each reader, independently of the other and
@@ -16,7 +17,8 @@ chance agreement is 1/k, and the observed agreement is
 
     P_o = r² + (1 − r)² / (k − 1)        (both right, or both wrong on the same wrong label)
 
-so the population κ = (P_o − 1/k) / (1 − 1/k) simplifies to (:func:`expected_kappa`)
+so the population κ = (P_o − 1/k) / (1 − 1/k) simplifies to
+(:func:`verdictpack.core._agreement.expected_kappa`)
 
     κ(r, k) = ((k·r − 1) / (k − 1))²
 
@@ -47,29 +49,31 @@ Bad arguments raise :class:`~verdictpack._errors.InputError`.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import NDArray
-from scipy import special
 
 from verdictpack._errors import InputError
-from verdictpack._results import Figure, closed_form, exact, simulated
+from verdictpack._results import Quantity, closed_form, exact, simulated
 from verdictpack._rng import block_streams
-from verdictpack.core._exact import binomial_normal_n, binomial_power, binomial_region, p_from_h
+from verdictpack._validate import (
+    closed_unit,
+    generator,
+    int_at_least,
+    is_finite_real,
+    open_unit,
+)
+from verdictpack.core._agreement import KappaResult, cohens_kappa, expected_kappa
+from verdictpack.core._exact import binomial_normal_n, binomial_power, binomial_region
+from verdictpack.core._scales import p_from_h
 
 __all__ = [
     "AuditDecision",
     "AuditGate",
     "HumanBaselineSize",
     "HumanLayerCost",
-    "KappaResult",
     "ReaderAudit",
-    "cohens_kappa",
-    "cohens_kappa_from_table",
-    "expected_kappa",
     "simulate_baseline_power",
     "simulate_gate_pass_rate",
     "simulate_reader_audit",
@@ -78,219 +82,8 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------------------------
-# Validation helpers
+# (a) The reader-reconstruction audit (κ itself: verdictpack.core._agreement)
 # --------------------------------------------------------------------------------------------
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _is_real(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float, np.integer, np.floating))
-        and not isinstance(value, (bool, np.bool_))
-        and math.isfinite(float(value))
-    )
-
-
-def _int_at_least(name: str, value: Any, minimum: int) -> int:
-    if not _is_int(value) or int(value) < minimum:
-        raise InputError(name, f"an integer >= {minimum}", value)
-    return int(value)
-
-
-def _open_unit(name: str, value: Any) -> float:
-    if not _is_real(value) or not 0.0 < float(value) < 1.0:
-        raise InputError(name, "a number strictly between 0 and 1", value)
-    return float(value)
-
-
-def _closed_unit(name: str, value: Any) -> float:
-    if not _is_real(value) or not 0.0 <= float(value) <= 1.0:
-        raise InputError(name, "a number in [0, 1]", value)
-    return float(value)
-
-
-def _generator(name: str, value: Any) -> np.random.Generator:
-    if not isinstance(value, np.random.Generator):
-        raise InputError(name, "a numpy.random.Generator", type(value).__name__)
-    return value
-
-
-def _z_two_sided(level: float) -> float:
-    return float(special.ndtri(0.5 + level / 2.0))
-
-
-# --------------------------------------------------------------------------------------------
-# (a) Cohen's κ
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KappaResult:
-    """Cohen's κ of two readers with its asymptotic (non-null) standard error and interval.
-
-    ``kappa`` = (P_o − P_e) / (1 − P_e): P_o the observed agreement, P_e = Σ_c p_a(c)·p_b(c) the
-    agreement expected from the two readers' marginals. ``se`` is the large-sample standard error
-    of Fleiss, Cohen & Everitt (1969), see :func:`cohens_kappa_from_table`. The interval is
-    κ ± z_{(1+level)/2}·se clipped to [−1, 1]; its basis is ``closed_form`` (asymptotic normal,
-    not exact). ``n`` is the number of rated roots, ``categories`` the label set in table order.
-    """
-
-    kappa: float
-    observed_agreement: float
-    expected_agreement: float
-    n: int
-    se: float
-    level: float
-    ci_low: float
-    ci_high: float
-    categories: tuple[Any, ...]
-    ci_basis: Literal["closed_form"] = "closed_form"
-
-    def interval(self, level: float) -> tuple[float, float]:
-        """The asymptotic interval κ ± z·se at another ``level`` in (0, 1), clipped to [−1, 1]."""
-        lev = _open_unit("level", level)
-        half = _z_two_sided(lev) * self.se
-        return (max(-1.0, self.kappa - half), min(1.0, self.kappa + half))
-
-
-def cohens_kappa_from_table(table: Any, level: float = 0.95) -> KappaResult:
-    """Cohen's κ from a k × k table of counts (rows: reader A's label, columns: reader B's).
-
-    Standard error (Fleiss, Cohen & Everitt 1969, the non-null large-sample variance), with
-    p_ij = table / n, p_i. the row and p_.j the column marginals, P_e = Σ_i p_i.·p_.i:
-
-        Var(κ̂) = [ Σ_i p_ii·(1 − (p_i. + p_.i)(1 − κ))²
-                   + (1 − κ)²·Σ_{i≠j} p_ij·(p_.i + p_j.)²
-                   − (κ − P_e·(1 − κ))² ] / (n·(1 − P_e)²)
-
-    (rounding can make the bracket a hair negative when κ = 1; it is floored at 0).
-    Degenerate case: P_e = 1 (both readers used one and the same single category throughout)
-    leaves κ undefined (0/0) and raises InputError naming ``table``; no NaN is returned.
-    """
-    lev = _open_unit("level", level)
-    arr = np.asarray(table)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
-        raise InputError("table", "a square k × k table of counts with k >= 2", arr.tolist())
-    if arr.dtype.kind not in "iu" and not (
-        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
-    ):
-        raise InputError("table", "non-negative integer counts", arr.tolist())
-    counts = arr.astype(np.int64)
-    if np.any(counts < 0):
-        raise InputError("table", "non-negative integer counts", arr.tolist())
-    n = int(counts.sum())
-    if n < 2:
-        raise InputError("table", "counts summing to at least 2 rated roots", arr.tolist())
-    return _kappa_from_counts(counts, lev, tuple(range(arr.shape[0])))
-
-
-def _kappa_from_counts(
-    counts: NDArray[np.int64], level: float, categories: tuple[Any, ...]
-) -> KappaResult:
-    n = int(counts.sum())
-    p = counts / n
-    row = p.sum(axis=1)
-    col = p.sum(axis=0)
-    p_o = float(np.trace(p))
-    p_e = float(np.dot(row, col))
-    if p_e >= 1.0 - 1e-12:
-        raise InputError(
-            "table",
-            "ratings whose expected agreement is below 1 (κ is 0/0 when both readers use one "
-            "and the same single category throughout)",
-            counts.tolist(),
-        )
-    kappa = (p_o - p_e) / (1.0 - p_e)
-    diag = np.diag(p)
-    term_a = float(np.sum(diag * (1.0 - (row + col) * (1.0 - kappa)) ** 2))
-    # cell (i, j) weighs (p_.i + p_j.)²: column marginal of i plus row marginal of j
-    weights = (col[:, None] + row[None, :]) ** 2
-    off = p * weights
-    np.fill_diagonal(off, 0.0)
-    term_b = (1.0 - kappa) ** 2 * float(off.sum())
-    term_c = (kappa - p_e * (1.0 - kappa)) ** 2
-    var = max(0.0, (term_a + term_b - term_c) / (n * (1.0 - p_e) ** 2))
-    se = math.sqrt(var)
-    half = _z_two_sided(level) * se
-    return KappaResult(
-        kappa=float(kappa),
-        observed_agreement=p_o,
-        expected_agreement=p_e,
-        n=n,
-        se=se,
-        level=level,
-        ci_low=max(-1.0, kappa - half),
-        ci_high=min(1.0, kappa + half),
-        categories=categories,
-    )
-
-
-def _sort_key(label: Any) -> tuple[str, str]:
-    return (type(label).__name__, repr(label))
-
-
-def cohens_kappa(
-    a: Iterable[Hashable],
-    b: Iterable[Hashable],
-    categories: Sequence[Hashable] | None = None,
-    level: float = 0.95,
-) -> KappaResult:
-    """Cohen's κ of two readers' labels ``a`` and ``b`` (one label per root, same order).
-
-    ``categories``: the admissible labels (distinct, at least 2); every label must be one of them.
-    When omitted, the categories are the labels observed in ``a`` or ``b`` (sorted). The standard
-    error and interval are those of :func:`cohens_kappa_from_table` (Fleiss, Cohen & Everitt 1969):
-
-        Var(κ̂) = [ Σ_i p_ii·(1 − (p_i. + p_.i)(1 − κ))² + (1 − κ)²·Σ_{i≠j} p_ij·(p_.i + p_j.)²
-                   − (κ − P_e·(1 − κ))² ] / (n·(1 − P_e)²)
-
-    InputError when the lengths differ, fewer than 2 roots are given, a label is not a category,
-    or P_e = 1 (κ undefined; see :func:`cohens_kappa_from_table`).
-    """
-    lev = _open_unit("level", level)
-    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
-        raise InputError("a, b", "sequences of labels (not a string)", type(a).__name__)
-    labels_a = list(np.asarray(a).tolist()) if isinstance(a, np.ndarray) else list(a)
-    labels_b = list(np.asarray(b).tolist()) if isinstance(b, np.ndarray) else list(b)
-    if len(labels_a) != len(labels_b):
-        raise InputError("b", f"as many labels as a ({len(labels_a)})", len(labels_b))
-    if len(labels_a) < 2:
-        raise InputError("a", "at least 2 rated roots", len(labels_a))
-    try:
-        if categories is None:
-            observed = set(labels_a) | set(labels_b)
-            cats: tuple[Any, ...] = tuple(sorted(observed, key=_sort_key))
-        else:
-            if isinstance(categories, (str, bytes)):
-                raise InputError("categories", "a sequence of distinct labels", categories)
-            cats = tuple(categories)
-            if len(set(cats)) != len(cats):
-                raise InputError("categories", "distinct labels", list(cats))
-        index = {c: i for i, c in enumerate(cats)}
-    except TypeError as err:
-        raise InputError("a, b", "hashable labels", str(err)) from None
-    if categories is not None and len(cats) < 2:
-        raise InputError("categories", "at least 2 distinct labels", list(cats))
-    k = max(len(cats), 2)
-    try:
-        ia = np.fromiter((index[x] for x in labels_a), dtype=np.int64, count=len(labels_a))
-        ib = np.fromiter((index[x] for x in labels_b), dtype=np.int64, count=len(labels_b))
-    except KeyError as err:
-        raise InputError("a, b", f"labels among the categories {list(cats)}", err.args[0]) from None
-    except TypeError as err:
-        raise InputError("a, b", "hashable labels", str(err)) from None
-    counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(np.int64)
-    return _kappa_from_counts(counts, lev, cats)
-
-
-def expected_kappa(reconstruction_rate: float, n_categories: int = 2) -> float:
-    """Population κ of the simulated reader model: ((k·r − 1)/(k − 1))² (derivation: module doc)."""
-    r = _closed_unit("reconstruction_rate", reconstruction_rate)
-    k = _int_at_least("n_categories", n_categories, 2)
-    return ((k * r - 1.0) / (k - 1.0)) ** 2
 
 
 @dataclass(frozen=True)
@@ -304,7 +97,7 @@ class ReaderAudit:
     reader_a: tuple[int, ...]
     reader_b: tuple[int, ...]
     kappa: KappaResult
-    expected_kappa: Figure
+    expected_kappa: Quantity
     readings: int
 
 
@@ -322,11 +115,11 @@ def simulate_reader_audit(
     Categories are fixed to {0, …, k − 1}. In the (vanishingly rare for N ≳ 10) event that both
     readers use a single identical label throughout, κ is undefined and InputError is raised.
     """
-    n = _int_at_least("n_roots", n_roots, 2)
-    r = _closed_unit("reconstruction_rate", reconstruction_rate)
-    k = _int_at_least("n_categories", n_categories, 2)
-    lev = _open_unit("level", level)
-    gen = _generator("rng", rng)
+    n = int_at_least("n_roots", n_roots, 2)
+    r = closed_unit("reconstruction_rate", reconstruction_rate)
+    k = int_at_least("n_categories", n_categories, 2)
+    lev = open_unit("level", level)
+    gen = generator("rng", rng)
     truth = gen.integers(0, k, size=n)
     answers = []
     for _ in range(2):
@@ -354,7 +147,7 @@ def simulate_gate_pass_rate(
     rng: np.random.Generator,
     n_categories: int = 2,
     replicates: int = 2000,
-) -> Figure:
+) -> Quantity:
     """P(the κ gate passes) under the reader model of :func:`simulate_reader_audit`, by
     simulating ``replicates`` whole audits at once (vectorised over audits). An audit whose κ is
     undefined (both readers on one identical label throughout) counts as failing the gate.
@@ -362,13 +155,13 @@ def simulate_gate_pass_rate(
     Memory: when replicates × n_roots exceeds ``_GATE_CELLS`` the audits are simulated in blocks
     of ``_GATE_CELLS // n_roots`` whole audits, each block drawing its labels in the same order
     (true labels, then reader A, then reader B); the same model, other draws than one block."""
-    n = _int_at_least("n_roots", n_roots, 2)
-    r = _closed_unit("reconstruction_rate", reconstruction_rate)
-    k = _int_at_least("n_categories", n_categories, 2)
-    reps = _int_at_least("replicates", replicates, 100)
-    if not _is_real(kappa_min) or not -1.0 < float(kappa_min) <= 1.0:
+    n = int_at_least("n_roots", n_roots, 2)
+    r = closed_unit("reconstruction_rate", reconstruction_rate)
+    k = int_at_least("n_categories", n_categories, 2)
+    reps = int_at_least("replicates", replicates, 100)
+    if not is_finite_real(kappa_min) or not -1.0 < float(kappa_min) <= 1.0:
         raise InputError("kappa_min", "a number in (-1, 1]", kappa_min)
-    gen = _generator("rng", rng)
+    gen = generator("rng", rng)
     rows = reps if reps * n <= _GATE_CELLS else max(1, _GATE_CELLS // n)
     passed = 0
     for start in range(0, reps, rows):
@@ -406,10 +199,10 @@ class AuditDecision:
     """
 
     passed: bool
-    kappa: Figure
+    kappa: Quantity
     kappa_min: float
-    ci_low: Figure
-    ci_high: Figure
+    ci_low: Quantity
+    ci_high: Quantity
     level: float
     n_roots: int
     readings: int
@@ -425,7 +218,7 @@ class AuditGate:
     kappa_min: float = 0.60
 
     def __post_init__(self) -> None:
-        if not _is_real(self.kappa_min) or not -1.0 < float(self.kappa_min) <= 1.0:
+        if not is_finite_real(self.kappa_min) or not -1.0 < float(self.kappa_min) <= 1.0:
             raise InputError("kappa_min", "a number in (-1, 1]", self.kappa_min)
 
     def evaluate(self, result: KappaResult | ReaderAudit) -> AuditDecision:
@@ -528,13 +321,13 @@ class HumanBaselineSize:
     confirmatory_roots: int
     confirmatory_touches: int
     total_touches: int
-    simulated_power: Figure
-    simulated_power_below: Figure | None
-    exact_power: Figure
-    exact_power_below: Figure | None
-    closed_form_roots: Figure
+    simulated_power: Quantity
+    simulated_power_below: Quantity | None
+    exact_power: Quantity
+    exact_power_below: Quantity | None
+    closed_form_roots: Quantity
     critical_value: int
-    achieved_alpha: Figure
+    achieved_alpha: Quantity
     sizes_evaluated: int
     test: str = "one-sided exact binomial test of H0: p = shifted_rate (pilot not pooled)"
 
@@ -542,13 +335,13 @@ class HumanBaselineSize:
 def _baseline_args(
     human_rate: Any, threshold_h: Any, alpha: Any, n_per_root: Any, replicates: Any, seed: Any
 ) -> tuple[float, float, float, int, int, int]:
-    p_h = _open_unit("human_rate", human_rate)
-    if not _is_real(threshold_h) or float(threshold_h) == 0.0:
+    p_h = open_unit("human_rate", human_rate)
+    if not is_finite_real(threshold_h) or float(threshold_h) == 0.0:
         raise InputError("threshold_h", "a finite non-zero effect in h units", threshold_h)
-    a = _open_unit("alpha", alpha)
-    m = _int_at_least("n_per_root", n_per_root, 1)
-    reps = _int_at_least("replicates", replicates, 100)
-    s = _int_at_least("seed", seed, 0)
+    a = open_unit("alpha", alpha)
+    m = int_at_least("n_per_root", n_per_root, 1)
+    reps = int_at_least("replicates", replicates, 100)
+    s = int_at_least("seed", seed, 0)
     return p_h, float(threshold_h), a, m, reps, s
 
 
@@ -561,7 +354,7 @@ def simulate_baseline_power(
     seed: int,
     purpose: str = "human/baseline-sizing",
     replicates: int = 20_000,
-) -> Figure:
+) -> Quantity:
     """Simulated power of the confirmatory test at a given root count (seeded, block streams).
 
     The stream is ``purpose + "/confirmatory_roots=<n>"``, so a size's simulated power does not
@@ -570,7 +363,7 @@ def simulate_baseline_power(
     p_h, h, a, m, reps, s = _baseline_args(
         human_rate, threshold_h, alpha, n_per_root, replicates, seed
     )
-    n = _int_at_least("confirmatory_roots", confirmatory_roots, 1)
+    n = int_at_least("confirmatory_roots", confirmatory_roots, 1)
     if not isinstance(purpose, str) or not purpose:
         raise InputError("purpose", "a non-empty string", purpose)
     _, test = _baseline_test(p_h, h)
@@ -611,8 +404,8 @@ def size_human_baseline(
     p_h, h, a, m, reps, s = _baseline_args(
         human_rate, threshold_h, alpha, n_per_root, replicates, seed
     )
-    target = _open_unit("power", power)
-    pilot = _int_at_least("pilot_roots", pilot_roots, 0)
+    target = open_unit("power", power)
+    pilot = int_at_least("pilot_roots", pilot_roots, 0)
     if not isinstance(purpose, str) or not purpose:
         raise InputError("purpose", "a non-empty string", purpose)
     shifted, test = _baseline_test(p_h, h)
@@ -620,7 +413,7 @@ def size_human_baseline(
         raise InputError("power", f"a target above alpha ({a})", power)
     cf_judgments = binomial_normal_n(shifted, p_h, a, target, 1)
     cf_roots = math.ceil(cf_judgments / m)
-    horizon = 4 * cf_roots + 100 if max_roots is None else _int_at_least("max_roots", max_roots, 1)
+    horizon = 4 * cf_roots + 100 if max_roots is None else int_at_least("max_roots", max_roots, 1)
 
     cache: dict[int, tuple[float, float, int]] = {}
 
@@ -656,8 +449,8 @@ def size_human_baseline(
         step = 1
     chosen = hi
     est, mcse, _ = sim(chosen)
-    below: Figure | None = None
-    exact_below: Figure | None = None
+    below: Quantity | None = None
+    exact_below: Quantity | None = None
     if chosen > 1:
         b_est, b_mcse, _ = sim(chosen - 1)
         below = simulated(b_est, b_mcse, reps)
@@ -707,8 +500,8 @@ def _exact_power(
 class HumanLayerCost:
     """The human layer as one cost line: audit readings + pilot + confirmatory touches.
 
-    The gate spot-check of the stimulus factory (``_stimuli.size_gate_spot_check``) is a human
-    cost of the stimulus factory and is not part of this line.
+    The gate spot-check of the stimulus factory (``verdictpack.stimuli.size_gate_spot_check``) is
+    a human cost of the stimulus factory and is not part of this line.
     """
 
     audit_readings: int
@@ -725,7 +518,7 @@ class HumanLayerCost:
         if isinstance(audit, (AuditDecision, ReaderAudit)):
             readings = audit.readings
         else:
-            readings = _int_at_least("audit", audit, 0)
+            readings = int_at_least("audit", audit, 0)
         if not isinstance(baseline, HumanBaselineSize):
             raise InputError("baseline", "a HumanBaselineSize", type(baseline).__name__)
         return cls.of(readings, baseline.pilot_touches, baseline.confirmatory_touches)
@@ -735,9 +528,9 @@ class HumanLayerCost:
         cls, audit_readings: int, pilot_touches: int, confirmatory_touches: int
     ) -> HumanLayerCost:
         """Build the line from three touch counts (each an integer >= 0)."""
-        a = _int_at_least("audit_readings", audit_readings, 0)
-        p = _int_at_least("pilot_touches", pilot_touches, 0)
-        c = _int_at_least("confirmatory_touches", confirmatory_touches, 0)
+        a = int_at_least("audit_readings", audit_readings, 0)
+        p = int_at_least("pilot_touches", pilot_touches, 0)
+        c = int_at_least("confirmatory_touches", confirmatory_touches, 0)
         return cls(audit_readings=a, pilot_touches=p, confirmatory_touches=c, total=a + p + c)
 
     def line(self) -> str:

@@ -93,7 +93,9 @@ from numpy.typing import NDArray
 from scipy import special
 
 from verdictpack._errors import InputError
-from verdictpack._results import Figure, exact
+from verdictpack._results import Quantity, exact
+from verdictpack._validate import finite_real, int_at_least, nonempty_str, open_unit
+from verdictpack.core._scales import _phi_clipped_array, _phi_inv_clipped_array, phi
 
 __all__ = [
     "ORDER_LABELS",
@@ -145,41 +147,14 @@ _BISECT_MAX: Final[int] = 2100  # bisection steps at most (a double bracket clos
 # --------------------------------------------------------------------------------------------
 
 
-def _real(parameter: str, value: Any, allowed: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-        value, (int, float, np.integer, np.floating)
-    ):
-        raise InputError(parameter, allowed, value)
-    out = float(value)
-    if not math.isfinite(out):
-        raise InputError(parameter, allowed, value)
-    return out
-
-
-def _integer(parameter: str, value: Any, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InputError(parameter, f"an integer >= {minimum}", value)
-    if int(value) < minimum:
-        raise InputError(parameter, f"an integer >= {minimum}", value)
-    return int(value)
-
-
-def _rate(parameter: str, value: Any) -> float:
-    allowed = "a rate strictly between 0 and 1"
-    out = _real(parameter, value, allowed)
-    if not 0.0 < out < 1.0:
-        raise InputError(parameter, allowed, value)
-    return out
+# The validators themselves are verdictpack._validate's; these are this module's words.
+_RATE = "a rate strictly between 0 and 1"
 
 
 def _generator(rng: Any) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise InputError("rng", "a numpy.random.Generator (see verdictpack._rng.stream)", repr(rng))
     return rng
-
-
-def _phi(p: float) -> float:
-    return 2.0 * math.asin(math.sqrt(p))
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,8 +164,7 @@ def _phi(p: float) -> float:
 
 def _rate_from_angle(angle: Any, noise: Any) -> Any:
     """p = ½ + (1 − ν)(sin²(θ/2) − ½) after clamping θ into [0, π] (scalar or array)."""
-    theta = np.clip(angle, 0.0, math.pi)
-    return 0.5 + (1.0 - noise) * (np.sin(theta / 2.0) ** 2 - 0.5)
+    return 0.5 + (1.0 - noise) * (_phi_inv_clipped_array(angle) - 0.5)
 
 
 @dataclass(frozen=True)
@@ -212,19 +186,18 @@ class JudgeSheet:
     cost_per_judgment: float = 0.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise InputError("name", "a non-empty string", self.name)
+        nonempty_str("name", self.name)
         if not isinstance(self.role, str):
             raise InputError("role", "a string (free text)", self.role)
-        b = _rate("baseline_rate", self.baseline_rate)
-        lean = _real("lean_h", self.lean_h, "a finite real number (h units)")
-        nu = _real("noise", self.noise, "a number in [0, 1]")
+        b = open_unit("baseline_rate", self.baseline_rate, _RATE)
+        lean = finite_real("lean_h", self.lean_h, "a finite real number (h units)")
+        nu = finite_real("noise", self.noise, "a number in [0, 1]")
         if not 0.0 <= nu <= 1.0:
             raise InputError("noise", "a number in [0, 1]", self.noise)
-        delta = _real("position_bias", self.position_bias, "a number >= 0")
+        delta = finite_real("position_bias", self.position_bias, "a number >= 0")
         if delta < 0.0:
             raise InputError("position_bias", "a number >= 0", self.position_bias)
-        cost = _real("cost_per_judgment", self.cost_per_judgment, "a number >= 0")
+        cost = finite_real("cost_per_judgment", self.cost_per_judgment, "a number >= 0")
         if cost < 0.0:
             raise InputError("cost_per_judgment", "a number >= 0", self.cost_per_judgment)
         for attribute, value in (
@@ -246,7 +219,7 @@ class JudgeSheet:
 
     def rate(self, effect_scale: float = 0.0, model_shift_h: float = 0.0) -> float:
         """p_j: counterbalanced P(prefers the treatment) at effect scale s and confound shift."""
-        angle = _phi(self.baseline_rate) + effect_scale * self.lean_h + model_shift_h
+        angle = phi(self.baseline_rate) + effect_scale * self.lean_h + model_shift_h
         return float(_rate_from_angle(angle, self.noise))
 
     def order_rates(
@@ -258,7 +231,7 @@ class JudgeSheet:
 
 
 def _sheet_arrays(judges: tuple[JudgeSheet, ...]) -> tuple[NDArray[np.float64], ...]:
-    base = np.array([_phi(j.baseline_rate) for j in judges])
+    base = np.array([phi(j.baseline_rate) for j in judges])
     lean = np.array([j.lean_h for j in judges])
     noise = np.array([j.noise for j in judges])
     delta = np.array([j.position_bias for j in judges])
@@ -320,10 +293,10 @@ class Panel:
         n = len(judges)
         rho_o: float | None = None
         if self.order_correlation is not None:
-            rho_o = _real("order_correlation", self.order_correlation, "a number in [-1, 1]")
+            rho_o = finite_real("order_correlation", self.order_correlation, "a number in [-1, 1]")
             if not -1.0 <= rho_o <= 1.0:
                 raise InputError("order_correlation", "a number in [-1, 1]", self.order_correlation)
-        rho = _real("latent_correlation", self.latent_correlation, "a number in [-1, 1]")
+        rho = finite_real("latent_correlation", self.latent_correlation, "a number in [-1, 1]")
         lo, hi = _rho_range(n, rho_o)
         within = rho if rho_o is None else rho_o
         lam = _latent_eigenvalues(n, rho, within)
@@ -397,9 +370,9 @@ class Panel:
 
 def effective_panel_size(n_judges: int, rho: float) -> float:
     """Kish's effective panel size J / (1 + (J − 1)ρ) on the latent scale."""
-    n = _integer("n_judges", n_judges, 1)
+    n = int_at_least("n_judges", n_judges, 1)
     lo = -1.0 / (n - 1) if n >= 2 else -1.0
-    r = _real("rho", rho, f"a number in ({lo:.6g}, 1]")
+    r = finite_real("rho", rho, f"a number in ({lo:.6g}, 1]")
     if not (lo < r <= 1.0 or (n == 1 and r == -1.0)):
         raise InputError("rho", f"a number in ({lo:.6g}, 1]", rho)
     return n / (1.0 + (n - 1) * r)
@@ -435,20 +408,19 @@ class TruthScenario:
     latent_correlation: float | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise InputError("name", "a non-empty string", self.name)
-        s = _real("effect_scale", self.effect_scale, "a number >= 0")
+        nonempty_str("name", self.name)
+        s = finite_real("effect_scale", self.effect_scale, "a number >= 0")
         if s < 0.0:
             raise InputError("effect_scale", "a number >= 0", self.effect_scale)
-        shift = _real("model_shift_h", self.model_shift_h, "a finite real number (h units)")
-        rs = _real("stream_correlation", self.stream_correlation, "a number in [-1, 1]")
+        shift = finite_real("model_shift_h", self.model_shift_h, "a finite real number (h units)")
+        rs = finite_real("stream_correlation", self.stream_correlation, "a number in [-1, 1]")
         if not -1.0 <= rs <= 1.0:
             raise InputError("stream_correlation", "a number in [-1, 1]", self.stream_correlation)
         object.__setattr__(self, "effect_scale", s)
         object.__setattr__(self, "model_shift_h", shift)
         object.__setattr__(self, "stream_correlation", rs)
         if self.latent_correlation is not None:
-            rho = _real("latent_correlation", self.latent_correlation, "a number in [-1, 1]")
+            rho = finite_real("latent_correlation", self.latent_correlation, "a number in [-1, 1]")
             if not -1.0 <= rho <= 1.0:
                 raise InputError(
                     "latent_correlation", "a number in [-1, 1]", self.latent_correlation
@@ -488,11 +460,11 @@ def true_rates(
 ) -> tuple[float, float, float]:
     """(μ_M, μ_H, true h): μ_M = mean_j p_j (counterbalanced), μ_H = human_rate,
     h = φ(μ_M) − φ(μ_H). Under a confound this h is the stream-level h (nonzero, no effect)."""
-    p_h = _rate("human_rate", human_rate)
+    p_h = open_unit("human_rate", human_rate, _RATE)
     judge_rates(panel, scenario)  # refuses a scenario that breaks p ± δ
     rates = [j.rate(scenario.effect_scale, scenario.model_shift_h) for j in panel.judges]
     mu_m = min(max(math.fsum(rates) / len(rates), 0.0), 1.0)
-    return mu_m, p_h, _phi(mu_m) - _phi(p_h)
+    return mu_m, p_h, phi(mu_m) - phi(p_h)
 
 
 # ---- the effect-scale solver --------------------------------------------------------------
@@ -509,9 +481,9 @@ def _effect_domain(panel: Panel) -> tuple[float, NDArray[np.float64]]:
         saturation.append(((math.pi - phi_b) if ell > 0 else phi_b) / abs(ell))
         half = (0.5 - dl) / (1.0 - nu)
         if ell > 0 and 0.5 + half < 1.0:
-            limits.append((2.0 * math.asin(math.sqrt(0.5 + half)) - phi_b) / ell)
+            limits.append((phi(0.5 + half) - phi_b) / ell)
         if ell < 0 and 0.5 - half > 0.0:
-            limits.append((phi_b - 2.0 * math.asin(math.sqrt(0.5 - half))) / (-ell))
+            limits.append((phi_b - phi(0.5 - half)) / (-ell))
     if not saturation:
         return 0.0, np.zeros(1)
     s_max = max(0.0, min(max(saturation), min(limits)))
@@ -522,8 +494,7 @@ def _effect_domain(panel: Panel) -> tuple[float, NDArray[np.float64]]:
 def _h_of_scale(panel: Panel, human_phi: float, scales: NDArray[np.float64]) -> NDArray[np.float64]:
     base, lean, noise, _ = _sheet_arrays(panel.judges)
     p = _rate_from_angle(base[None, :] + np.asarray(scales)[:, None] * lean[None, :], noise)
-    mu = np.clip(np.mean(p, axis=1), 0.0, 1.0)
-    return np.asarray(2.0 * np.arcsin(np.sqrt(mu)) - human_phi, dtype=np.float64)
+    return np.asarray(_phi_clipped_array(np.mean(p, axis=1)) - human_phi, dtype=np.float64)
 
 
 def _reachable(
@@ -558,8 +529,8 @@ def _reachable(
 
 def reachable_h_range(panel: Panel, human_rate: float) -> tuple[float, float]:
     """(min, max) of the true h the panel reaches over effect scales s ∈ [0, s_max]."""
-    p_h = _rate("human_rate", human_rate)
-    h_lo, _, h_hi, _, _, _, _ = _reachable(panel, _phi(p_h))
+    p_h = open_unit("human_rate", human_rate, _RATE)
+    h_lo, _, h_hi, _, _, _, _ = _reachable(panel, phi(p_h))
     return h_lo, h_hi
 
 
@@ -570,9 +541,9 @@ def solve_effect_scale(panel: Panel, human_rate: float, target_h: float) -> floa
     doubles in s (no scipy.optimize: its import alone costs a third of a second). Refuses
     (InputError naming ``target_h``) targets outside the reachable range.
     """
-    p_h = _rate("human_rate", human_rate)
-    target = _real("target_h", target_h, "a finite true h")
-    human_phi = _phi(p_h)
+    p_h = open_unit("human_rate", human_rate, _RATE)
+    target = finite_real("target_h", target_h, "a finite true h")
+    human_phi = phi(p_h)
     h_lo, s_at_lo, h_hi, s_at_hi, s_max, grid, values = _reachable(panel, human_phi)
 
     def f(s: float) -> float:
@@ -757,20 +728,20 @@ def _bvn_cdf(a: float, b: float, r: float) -> float:
 class StreamMoments:
     """Exact moments of one root's stream values M_i = k_i/(2J) and H_i = h_i/n_h."""
 
-    model_mean: Figure
-    model_variance: Figure
-    human_mean: Figure
-    human_variance: Figure
-    covariance: Figure
-    correlation: Figure  # 0 when either variance is 0
+    model_mean: Quantity
+    model_variance: Quantity
+    human_mean: Quantity
+    human_variance: Quantity
+    covariance: Quantity
+    correlation: Quantity  # 0 when either variance is 0
 
 
 def stream_moments(
     panel: Panel, scenario: TruthScenario, human_rate: float, n_h: int
 ) -> StreamMoments:
     """Exact E, Var of M_i and H_i and Cov(M_i, H_i) under the copula (bivariate orthants)."""
-    p_h = _rate("human_rate", human_rate)
-    nh = _integer("n_h", n_h, 1)
+    p_h = open_unit("human_rate", human_rate, _RATE)
+    nh = int_at_least("n_h", n_h, 1)
     run = scenario_panel(panel, scenario)
     rates = judge_rates(run, scenario).reshape(-1)
     sigma = run.latent_correlation_matrix()
@@ -816,8 +787,8 @@ class _Plan:
 
 
 def _plan(panel: Panel, scenario: TruthScenario, human_rate: float, n_h: int) -> _Plan:
-    p_h = _rate("human_rate", human_rate)
-    nh = _integer("n_h", n_h, 1)
+    p_h = open_unit("human_rate", human_rate, _RATE)
+    nh = int_at_least("n_h", n_h, 1)
     run = scenario_panel(panel, scenario)
     rates = judge_rates(run, scenario)
     lam = run.eigenvalues()
@@ -934,8 +905,8 @@ def simulate_panel(
     chunks of whole replicate rows (at most ``_CHUNK_ROOTS`` roots per chunk when n_roots allows).
     """
     gen = _generator(rng)
-    n = _integer("n_roots", n_roots, 0)
-    reps = _integer("n_replicates", n_replicates, 0)
+    n = int_at_least("n_roots", n_roots, 0)
+    reps = int_at_least("n_replicates", n_replicates, 0)
     plan = _plan(panel, scenario, human_rate, n_h)
     model_counts = np.empty((reps, n), dtype=np.int64)
     human_counts = np.empty((reps, n), dtype=np.int64)
@@ -962,7 +933,7 @@ def simulate_choices(
     1 = prefers the treatment item. Same draws as ``simulate_panel(..., n_roots, 1, rng)`` for
     n_roots <= ``_CHUNK_ROOTS`` (and the same chunking otherwise)."""
     gen = _generator(rng)
-    n = _integer("n_roots", n_roots, 0)
+    n = int_at_least("n_roots", n_roots, 0)
     plan = _plan(panel, scenario, human_rate, n_h)
     j = panel.n_judges
     model_out = np.empty((n, j, 2), dtype=np.int8)

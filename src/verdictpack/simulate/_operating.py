@@ -5,7 +5,7 @@ design under one truth scenario, and every route sees the *same* simulated roots
 numbers), so the routes and the two e-process constructions are compared on the same seeds:
 
 * ``eprocess`` (one entry per construction, the registered one first): roots stream into the
-  :class:`~verdictpack.core._sequential.BatchHTracker`; a replicate stops at its first verdict or
+  :class:`~verdictpack.core._tracker.BatchHTracker`; a replicate stops at its first verdict or
   at the
   cap. Anytime-valid: the error bound holds whatever the stopping rule.
 * ``sprt``: Wald's SPRT on the model judgments (p0 = the human baseline, taken as known; p1 = the
@@ -31,10 +31,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from verdictpack._parallel import map_in_threads
-from verdictpack._results import Figure, simulated
+from verdictpack._results import Quantity, simulated
 from verdictpack.config._blocks import SequentialSettings
 from verdictpack.config._compiler import Construct
-from verdictpack.core._sequential import VERDICT_CODES, BatchHTracker
+from verdictpack.core._hinterval import VERDICT_CODES
+from verdictpack.core._tracker import BatchHTracker
 from verdictpack.simulate._judges import (
     Panel,
     TruthScenario,
@@ -326,22 +327,22 @@ class RouteOC:
     route: str
     construction: str | None
     guarantee: str
-    p_verdict: dict[str, Figure]
-    p_wrong: Figure
-    p_correct: Figure
-    p_verdict_issued: Figure
-    mean_roots: Figure
-    roots_quantiles: dict[str, Figure]
+    p_verdict: dict[str, Quantity]
+    p_wrong: Quantity
+    p_correct: Quantity
+    p_verdict_issued: Quantity
+    mean_roots: Quantity
+    roots_quantiles: dict[str, Quantity]
     max_roots: int
     cap: int
-    mean_model_touches: Figure
-    mean_human_touches: Figure
-    mean_touches: Figure
-    mean_model_cost: Figure
-    mean_human_cost: Figure
-    mean_cost: Figure
-    cost_per_valid_verdict: Figure | None
-    touches_per_valid_verdict: Figure | None
+    mean_model_touches: Quantity
+    mean_human_touches: Quantity
+    mean_touches: Quantity
+    mean_model_cost: Quantity
+    mean_human_cost: Quantity
+    mean_cost: Quantity
+    cost_per_valid_verdict: Quantity | None
+    touches_per_valid_verdict: Quantity | None
 
 
 @dataclass(frozen=True)
@@ -365,19 +366,19 @@ class ScenarioOC:
         raise KeyError((name, construction))
 
 
-def _p(indicator: NDArray[np.bool_]) -> Figure:
+def _p(indicator: NDArray[np.bool_]) -> Quantity:
     n = indicator.size
     p = float(indicator.mean())
     return simulated(p, math.sqrt(max(p * (1 - p), 0.0) / n), n)
 
 
-def _mean(x: NDArray[np.float64]) -> Figure:
+def _mean(x: NDArray[np.float64]) -> Quantity:
     n = x.size
     sd = float(x.std(ddof=1)) if n > 1 else 0.0
     return simulated(float(x.mean()), sd / math.sqrt(n), n)
 
 
-def _quantile(x: NDArray[np.float64], q: float) -> Figure:
+def _quantile(x: NDArray[np.float64], q: float) -> Quantity:
     """Empirical quantile; MCSE from the binomial (order-statistic) interval of its rank."""
     n = x.size
     srt = np.sort(x)
@@ -388,7 +389,7 @@ def _quantile(x: NDArray[np.float64], q: float) -> Figure:
     return simulated(value, float(hi - lo) / (2 * 1.96), n)
 
 
-def _ratio(num: NDArray[np.float64], den: NDArray[np.bool_]) -> Figure | None:
+def _ratio(num: NDArray[np.float64], den: NDArray[np.bool_]) -> Quantity | None:
     """mean(num) / mean(den) with a delta-method MCSE; None when no verdict was issued."""
     n = num.size
     p = float(den.mean())

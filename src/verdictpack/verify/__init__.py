@@ -1,6 +1,33 @@
 """verdictpack.verify: the self-audit, the seal test and the one-command reproduction.
 
 The self-audit re-derives every headline number of output folders by a second, independent
-method, so it imports only the foundations (``verdictpack._errors``, ...), never the code it
-checks. The seal test and the reproduction run the installed command line in subprocesses.
+method. Independence is the point, so verify imports only the foundations
+(``verdictpack._errors``, ``_results``, ``_output``, ...) and never core/, config/, stimuli/,
+simulate/, kinds/ or render/: every formula it checks against is written again here.
+
+Modules of the self-audit (``verdictpack audit``):
+
+* ``_findings``: :class:`Finding`, :class:`AuditReport`, the collecting auditor, tolerances.
+* ``_rederive``: the independent mathematics (normal / t / binomial / SPRT / e-process /
+  confidence sequence / h-interval / kappa re-derivations, ``_phi`` / ``_phi_inv``).
+* ``_kinds``: checks of every kind (construct, Figures) and of the sizing kind.
+* ``_kinds_oc``: operating characteristics, the SPRT's exact cells; verdict, judges, battery.
+* ``_kinds_engine``: the engine kind (tracks rebuilt from evidence.jsonl, costs, CSV).
+* ``_report_map``: report.md <-> results.json (the report is read only to prove it says what
+  results.json says), then the sweep of every printed number.
+* ``_provenance_checks``: provenance.json (seed commitment, config hashes, RFC 8785).
+* ``_command``: the driver over run folders and the ``cli``.
+
+The seal test (``_seal``) and the reproduction (``_reproduce``) run the installed command line
+in subprocesses.
 """
+
+from verdictpack.verify._command import (
+    AuditReport,
+    Finding,
+    audit_run,
+    audit_runs,
+    format_reports,
+)
+
+__all__ = ["AuditReport", "Finding", "audit_run", "audit_runs", "format_reports"]

@@ -3,7 +3,7 @@
 1. Runs every example config (``examples/*.json``, sorted) with the installed console script into
    ``DIR/<example stem>/`` (a battery with ``--workers 2``);
 2. runs the seal test on the same configs (battery reduced, see :mod:`verdictpack.verify._seal`);
-3. runs the self-audit over every run folder (:mod:`verdictpack.verify._audit`);
+3. runs the self-audit over every run folder (:mod:`verdictpack.verify._command`);
 4. compares every regenerated file with ``examples/outputs/<example stem>/`` byte for byte, except
    ``provenance.json``'s ``wall_clock`` field (and provenance.json's hash in the marker
    ``.verdictpack-output.json``, which the committed folders carry too).
@@ -123,7 +123,7 @@ def reproduce(
     echo: Callable[[str], None] | None = None,
 ) -> ReproduceResult:
     """Steps 1-4 of the module docstring; ``run_seal=False`` skips step 2 (tests only)."""
-    from verdictpack.verify._audit import audit_run, format_reports
+    from verdictpack.verify._command import audit_run, format_reports
 
     res = ReproduceResult()
 

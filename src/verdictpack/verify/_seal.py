@@ -259,9 +259,9 @@ def find_examples() -> Path:
     shipped = _shipped_examples()
     if shipped is not None:
         return shipped
-    import verdictpack
-
-    examples = Path(verdictpack.__file__).resolve().parents[2] / "examples"
+    # src/verdictpack/verify/_seal.py -> the repository (not `import verdictpack`: verify
+    # imports only the foundations, and the top package imports every layer)
+    examples = Path(__file__).resolve().parents[3] / "examples"
     if not examples.is_dir():
         raise UsageError(
             f"expected the example configs shipped in the package ({EXAMPLES_PACKAGE}) or the "

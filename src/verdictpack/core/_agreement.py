@@ -1,0 +1,209 @@
+"""Agreement between two readers: Cohen's κ with its asymptotic interval.
+
+κ = (P_o − P_e) / (1 − P_e), P_o the observed agreement and P_e = Σ_c p_a(c)·p_b(c) the agreement
+expected from the two readers' marginals; the standard error is the non-null large-sample one of
+Fleiss, Cohen & Everitt (1969) (:func:`cohens_kappa_from_table`). This is mathematics only; the
+simulated reader-reconstruction audit and its gate live in :mod:`verdictpack.simulate._human`.
+
+Population κ of the simulated reader model (:func:`expected_kappa`). True labels are uniform on k
+categories; each reader independently answers the true label with probability r and otherwise one
+of the k − 1 other labels uniformly. Each reader's marginal is then uniform, so P_e = 1/k, and
+
+    P_o = r² + (1 − r)² / (k − 1)        (both right, or both wrong on the same wrong label)
+
+so κ = (P_o − 1/k) / (1 − 1/k) simplifies to κ(r, k) = ((k·r − 1) / (k − 1))² (the numerator
+k·P_o − 1 = k²r² − 2kr + 1 = (kr − 1)²).
+
+Bad arguments raise :class:`~verdictpack._errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from verdictpack._errors import InputError
+from verdictpack._validate import closed_unit, int_at_least, open_unit
+
+__all__ = [
+    "KappaResult",
+    "cohens_kappa",
+    "cohens_kappa_from_table",
+    "expected_kappa",
+]
+
+
+def _z_two_sided(level: float) -> float:
+    return float(special.ndtri(0.5 + level / 2.0))
+
+
+@dataclass(frozen=True)
+class KappaResult:
+    """Cohen's κ of two readers with its asymptotic (non-null) standard error and interval.
+
+    ``kappa`` = (P_o − P_e) / (1 − P_e): P_o the observed agreement, P_e = Σ_c p_a(c)·p_b(c) the
+    agreement expected from the two readers' marginals. ``se`` is the large-sample standard error
+    of Fleiss, Cohen & Everitt (1969), see :func:`cohens_kappa_from_table`. The interval is
+    κ ± z_{(1+level)/2}·se clipped to [−1, 1]; its basis is ``closed_form`` (asymptotic normal,
+    not exact). ``n`` is the number of rated roots, ``categories`` the label set in table order.
+    """
+
+    kappa: float
+    observed_agreement: float
+    expected_agreement: float
+    n: int
+    se: float
+    level: float
+    ci_low: float
+    ci_high: float
+    categories: tuple[Any, ...]
+    ci_basis: Literal["closed_form"] = "closed_form"
+
+    def interval(self, level: float) -> tuple[float, float]:
+        """The asymptotic interval κ ± z·se at another ``level`` in (0, 1), clipped to [−1, 1]."""
+        lev = open_unit("level", level)
+        half = _z_two_sided(lev) * self.se
+        return (max(-1.0, self.kappa - half), min(1.0, self.kappa + half))
+
+
+def cohens_kappa_from_table(table: Any, level: float = 0.95) -> KappaResult:
+    """Cohen's κ from a k × k table of counts (rows: reader A's label, columns: reader B's).
+
+    Standard error (Fleiss, Cohen & Everitt 1969, the non-null large-sample variance), with
+    p_ij = table / n, p_i. the row and p_.j the column marginals, P_e = Σ_i p_i.·p_.i:
+
+        Var(κ̂) = [ Σ_i p_ii·(1 − (p_i. + p_.i)(1 − κ))²
+                   + (1 − κ)²·Σ_{i≠j} p_ij·(p_.i + p_j.)²
+                   − (κ − P_e·(1 − κ))² ] / (n·(1 − P_e)²)
+
+    (rounding can make the bracket a hair negative when κ = 1; it is floored at 0).
+    Degenerate case: P_e = 1 (both readers used one and the same single category throughout)
+    leaves κ undefined (0/0) and raises InputError naming ``table``; no NaN is returned.
+    """
+    lev = open_unit("level", level)
+    arr = np.asarray(table)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
+        raise InputError("table", "a square k × k table of counts with k >= 2", arr.tolist())
+    if arr.dtype.kind not in "iu" and not (
+        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+    ):
+        raise InputError("table", "non-negative integer counts", arr.tolist())
+    counts = arr.astype(np.int64)
+    if np.any(counts < 0):
+        raise InputError("table", "non-negative integer counts", arr.tolist())
+    n = int(counts.sum())
+    if n < 2:
+        raise InputError("table", "counts summing to at least 2 rated roots", arr.tolist())
+    return _kappa_from_counts(counts, lev, tuple(range(arr.shape[0])))
+
+
+def _kappa_from_counts(
+    counts: NDArray[np.int64], level: float, categories: tuple[Any, ...]
+) -> KappaResult:
+    n = int(counts.sum())
+    p = counts / n
+    row = p.sum(axis=1)
+    col = p.sum(axis=0)
+    p_o = float(np.trace(p))
+    p_e = float(np.dot(row, col))
+    if p_e >= 1.0 - 1e-12:
+        raise InputError(
+            "table",
+            "ratings whose expected agreement is below 1 (κ is 0/0 when both readers use one "
+            "and the same single category throughout)",
+            counts.tolist(),
+        )
+    kappa = (p_o - p_e) / (1.0 - p_e)
+    diag = np.diag(p)
+    term_a = float(np.sum(diag * (1.0 - (row + col) * (1.0 - kappa)) ** 2))
+    # cell (i, j) weighs (p_.i + p_j.)²: column marginal of i plus row marginal of j
+    weights = (col[:, None] + row[None, :]) ** 2
+    off = p * weights
+    np.fill_diagonal(off, 0.0)
+    term_b = (1.0 - kappa) ** 2 * float(off.sum())
+    term_c = (kappa - p_e * (1.0 - kappa)) ** 2
+    var = max(0.0, (term_a + term_b - term_c) / (n * (1.0 - p_e) ** 2))
+    se = math.sqrt(var)
+    half = _z_two_sided(level) * se
+    return KappaResult(
+        kappa=float(kappa),
+        observed_agreement=p_o,
+        expected_agreement=p_e,
+        n=n,
+        se=se,
+        level=level,
+        ci_low=max(-1.0, kappa - half),
+        ci_high=min(1.0, kappa + half),
+        categories=categories,
+    )
+
+
+def _sort_key(label: Any) -> tuple[str, str]:
+    return (type(label).__name__, repr(label))
+
+
+def cohens_kappa(
+    a: Iterable[Hashable],
+    b: Iterable[Hashable],
+    categories: Sequence[Hashable] | None = None,
+    level: float = 0.95,
+) -> KappaResult:
+    """Cohen's κ of two readers' labels ``a`` and ``b`` (one label per root, same order).
+
+    ``categories``: the admissible labels (distinct, at least 2); every label must be one of them.
+    When omitted, the categories are the labels observed in ``a`` or ``b`` (sorted). The standard
+    error and interval are those of :func:`cohens_kappa_from_table` (Fleiss, Cohen & Everitt 1969):
+
+        Var(κ̂) = [ Σ_i p_ii·(1 − (p_i. + p_.i)(1 − κ))² + (1 − κ)²·Σ_{i≠j} p_ij·(p_.i + p_j.)²
+                   − (κ − P_e·(1 − κ))² ] / (n·(1 − P_e)²)
+
+    InputError when the lengths differ, fewer than 2 roots are given, a label is not a category,
+    or P_e = 1 (κ undefined; see :func:`cohens_kappa_from_table`).
+    """
+    lev = open_unit("level", level)
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        raise InputError("a, b", "sequences of labels (not a string)", type(a).__name__)
+    labels_a = list(np.asarray(a).tolist()) if isinstance(a, np.ndarray) else list(a)
+    labels_b = list(np.asarray(b).tolist()) if isinstance(b, np.ndarray) else list(b)
+    if len(labels_a) != len(labels_b):
+        raise InputError("b", f"as many labels as a ({len(labels_a)})", len(labels_b))
+    if len(labels_a) < 2:
+        raise InputError("a", "at least 2 rated roots", len(labels_a))
+    try:
+        if categories is None:
+            observed = set(labels_a) | set(labels_b)
+            cats: tuple[Any, ...] = tuple(sorted(observed, key=_sort_key))
+        else:
+            if isinstance(categories, (str, bytes)):
+                raise InputError("categories", "a sequence of distinct labels", categories)
+            cats = tuple(categories)
+            if len(set(cats)) != len(cats):
+                raise InputError("categories", "distinct labels", list(cats))
+        index = {c: i for i, c in enumerate(cats)}
+    except TypeError as err:
+        raise InputError("a, b", "hashable labels", str(err)) from None
+    if categories is not None and len(cats) < 2:
+        raise InputError("categories", "at least 2 distinct labels", list(cats))
+    k = max(len(cats), 2)
+    try:
+        ia = np.fromiter((index[x] for x in labels_a), dtype=np.int64, count=len(labels_a))
+        ib = np.fromiter((index[x] for x in labels_b), dtype=np.int64, count=len(labels_b))
+    except KeyError as err:
+        raise InputError("a, b", f"labels among the categories {list(cats)}", err.args[0]) from None
+    except TypeError as err:
+        raise InputError("a, b", "hashable labels", str(err)) from None
+    counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(np.int64)
+    return _kappa_from_counts(counts, lev, cats)
+
+
+def expected_kappa(reconstruction_rate: float, n_categories: int = 2) -> float:
+    """Population κ of the simulated reader model: ((k·r − 1)/(k − 1))² (derivation: module doc)."""
+    r = closed_unit("reconstruction_rate", reconstruction_rate)
+    k = int_at_least("n_categories", n_categories, 2)
+    return ((k * r - 1.0) / (k - 1.0)) ** 2

@@ -1,0 +1,13 @@
+"""verdictpack.evidence: where judgments come from, behind one :class:`EvidenceSource` interface.
+
+:class:`RootEvidence` is the canonical record of one root's judgments (every model-panel
+judgment in both presentation orders, and the human judgments); an :class:`EvidenceSource` hands
+one over per admitted stimulus. The engine runs on any source: simulated panels
+(:mod:`verdictpack.simulate._evidence`, a floor above), live judge clients or imported annotation
+files. May import the foundations, ``core``, ``config`` and ``stimuli``; never ``simulate`` or
+anything above it.
+"""
+
+from verdictpack.evidence._source import EvidenceSource, RootEvidence
+
+__all__ = ["EvidenceSource", "RootEvidence"]

@@ -1,0 +1,237 @@
+"""The engine's files (report, verdict, evidence trail, stimuli, costs, validity and power) of an
+:class:`EngineResult`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from verdictpack._results import dump_json, to_jsonable
+from verdictpack.kinds._engine import EngineResult
+from verdictpack.render._markdown import (
+    construct_block,
+    construction_comparison,
+    cost_table,
+    fmt_alpha,
+    fmt_count,
+    fmt_fig,
+    fmt_money,
+    fmt_p,
+    fmt_x,
+    guarantees_table,
+    oc_table,
+    route_label,
+    scenario_heading,
+    table,
+)
+
+# ----------------------------------------------------------------------------------------------
+# Engine
+# ----------------------------------------------------------------------------------------------
+
+
+def _interval(iv: Any, digits: int = 4) -> str:
+    if iv is None:
+        return "—"
+    return f"[{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]"
+
+
+def _track_row(t: Any) -> list[str]:
+    return [
+        t.track,
+        t.construction,
+        fmt_x(t.threshold_h),
+        f"**{t.verdict}**",
+        "—" if t.roots_at_verdict is None else str(t.roots_at_verdict),
+        _interval(t.h_interval),
+        _interval(t.model_bounds),
+        _interval(t.human_bounds),
+        _interval(t.diff_bounds),
+        fmt_alpha(t.error_per_side),
+    ]
+
+
+_TRACK_HEADERS = [
+    "track",
+    "construction",
+    "threshold h",
+    "verdict",
+    "at root",
+    "h-interval",
+    "model CS",
+    "human CS",
+    "difference CS",
+    "error per side",
+]
+
+
+def render_engine_report(r: Any) -> str:
+    out = [f"# verdictpack engine — {r.construct.name}", "", construct_block(r.construct)]
+    out.append("## Verdict\n")
+    out.append(
+        f"Evidence: {r.evidence_source}; true h of the simulated streams {fmt_x(r.truth_true_h)} "
+        f"(model rate {fmt_p(r.truth_mu_model)}, human rate {fmt_p(r.truth_mu_human)}). "
+        f"Roots run: {r.roots_run} of a cap of {r.effective_cap} (configured cap {r.cap_roots}, "
+        "limited by the admitted stimuli). The registered track's verdict stops the run; the "
+        "extension track and the comparison construction are read on the same evidence.\n"
+    )
+    out.append(
+        table(_TRACK_HEADERS, [_track_row(t) for t in (r.registered, r.extension, r.comparison)])
+    )
+    f = r.factory
+    out.append("## Stimulus factory\n")
+    out.append(
+        f"{f.n_candidates} candidates from the `{f.family}` templates ({', '.join(f.templates)}); "
+        f"{f.n_admitted} admitted, yield {fmt_p(f.admission_yield)} (exact).\n"
+    )
+    out.append(
+        table(
+            ["gate", "candidates failing", "first failing gate"],
+            [[g, f.gate_failures[g], f.first_failures[g]] for g in f.gate_names],
+        )
+    )
+    s = r.spot_check
+    out.append(
+        f"Human spot-check of the mechanical gate: {s.pairs} admitted pairs × {s.passes_per_pair} "
+        f"passes = {s.touches} touches, cost {fmt_money(s.cost)} (zero disagreements in "
+        f"{s.pairs} pairs bound the gate's error below {fmt_p(s.error_rate)} at confidence "
+        f"{fmt_p(s.confidence)}; exact).\n"
+    )
+    a, b = r.audit, r.baseline
+    out.append("## Human layer\n")
+    out.append(
+        table(
+            ["function", "result"],
+            [
+                [
+                    "instrument validation (reader reconstruction)",
+                    f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
+                    f"{fmt_p(a.kappa)} (95% CI {fmt_p(a.ci_low)}..{fmt_p(a.ci_high)}, closed "
+                    f"form); gate kappa ≥ {fmt_p(a.kappa_min)} on the point estimate: "
+                    f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**",
+                ],
+                [
+                    "preference baseline (powered)",
+                    f"pilot {b.pilot_roots} roots ({b.pilot_touches} touches) + confirmatory "
+                    f"{b.confirmatory_roots} roots ({b.confirmatory_touches} touches) sized by "
+                    f"simulation: power {fmt_fig(b.simulated_power)} (exact "
+                    f"{fmt_p(b.exact_power)}; closed-form size {fmt_count(b.closed_form_roots)} "
+                    "roots)",
+                ],
+            ],
+        )
+    )
+    out.append("## Cost of this run (the human layer its own line)\n")
+    out.append(
+        table(
+            ["line", "touches", "cost"],
+            [[c.line, fmt_count(c.touches), fmt_money(c.cost)] for c in r.costs],
+        )
+    )
+    out.append("## Power report: this design at and above the threshold (simulated)\n")
+    out.append(construction_comparison(r.power))
+    out.append(guarantees_table(r.power[0]) if r.power else "")
+    for sc in r.power:
+        out.append(scenario_heading(sc))
+        out.append(oc_table(sc))
+        out.append(cost_table(sc))
+    out.append("## Confound arms (precommitted)\n")
+    out.append(
+        "No inference rule repairs a confounded design: each arm names the design that isolates "
+        "the confound and shows what each route concludes when only that confound is present.\n"
+    )
+    for arm in r.confound_arms:
+        name = arm.confound + (f" × {', '.join(arm.crossed_with)}" if arm.crossed_with else "")
+        out.append(f"### Arm `{name}`\n")
+        out.append(f"- design: {arm.design}\n- stress case: {arm.stress}\n")
+        if arm.outcome is not None:
+            out.append(oc_table(arm.outcome))
+        if arm.audit_pass_rate_at_chance is not None:
+            out.append(
+                "P(the kappa gate passes with readers at chance) = "
+                f"{fmt_fig(arm.audit_pass_rate_at_chance, 4)}: otherwise the verdict is "
+                "INSTRUMENT_INVALID and no preference claim is evaluated.\n"
+            )
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_registered_vs_extension(r: Any) -> str:
+    reg, ext = r.registered, r.extension
+    lines = [
+        f"# Registered vs extension — {r.construct.name}",
+        "",
+        "Two tracks, frozen apart. The registered track tests the registered claim at the "
+        "registered threshold and alone decides when the run stops. The extension track runs the "
+        "same machinery at the weaker minimum on the same evidence; **its result is never the "
+        "registered test**.",
+        "",
+        table(_TRACK_HEADERS, [_track_row(reg), _track_row(ext)]),
+        f"- Registered claim: {reg.claim}",
+        f"- Registered verdict: **{reg.verdict}**"
+        + (f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""),
+        f"- Extension claim (not the registered test): {ext.claim}",
+        f"- Extension verdict: **{ext.verdict}**"
+        + (f" at root {ext.roots_at_verdict}" if ext.roots_at_verdict else ""),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_cost_csv(r: Any) -> str:
+    rows = ["route,scenario,line,touches,touches_mcse,cost,cost_mcse,basis"]
+    for c in r.costs:
+        rows.append(
+            f"{c.route},this run,{c.line},{float(c.touches.value):g},,"
+            f"{float(c.cost.value):.4f},,{c.touches.basis}"
+        )
+    for sc in r.power:
+        for route in sc.routes:
+            label = route_label(route)
+            for line, t, cost in (
+                ("model judgments", route.mean_model_touches, route.mean_model_cost),
+                ("human layer", route.mean_human_touches, route.mean_human_cost),
+                ("total", route.mean_touches, route.mean_cost),
+            ):
+                rows.append(
+                    f"{label},{sc.scenario},{line},{float(t.value):.4f},{t.mcse:.4f},"
+                    f"{float(cost.value):.4f},{cost.mcse:.4f},simulated"
+                )
+    return "\n".join(rows) + "\n"
+
+
+def render_files(r: EngineResult) -> dict[str, str]:
+    data = to_jsonable(r)
+    data.pop("provenance", None)
+    evidence = data.pop("evidence")
+    admitted = data["factory"].pop("admitted")
+    verdict = {
+        "construct": r.construct.name,
+        "instrument_valid": r.instrument_valid,
+        "evidence_source": r.evidence_source,
+        "roots_run": r.roots_run,
+        "effective_cap": r.effective_cap,
+        "registered": data["registered"],
+        "extension": data["extension"],
+        "comparison": data["comparison"],
+    }
+    validity = {
+        "factory": data["factory"],
+        "spot_check": data["spot_check"],
+        "audit": data["audit"],
+        "stream_checks": data["stream_checks"],
+    }
+    power = {"scenarios": data["power"], "confound_arms": data["confound_arms"]}
+    return {
+        "report.md": render_engine_report(r),
+        "results.json": dump_json(data),
+        "verdict.json": dump_json(verdict),
+        "evidence.jsonl": "".join(
+            json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in evidence
+        ),
+        "stimuli.jsonl": "".join(
+            json.dumps(root, ensure_ascii=False, allow_nan=False) + "\n" for root in admitted
+        ),
+        "cost_comparison.csv": render_cost_csv(r),
+        "validity_report.json": dump_json(validity),
+        "power_report.json": dump_json(power),
+        "registered_vs_extension.md": render_registered_vs_extension(r),
+    }

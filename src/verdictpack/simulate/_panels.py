@@ -1,0 +1,122 @@
+"""The ``panel`` config block built into the generative model, and reported as results carry it.
+
+* :func:`build_panel`: a validated :class:`~verdictpack.config._blocks.PanelSpec` into a
+  :class:`~verdictpack.simulate._judges.Panel`;
+* :func:`panel_rules`: cross rules building each panel of a config through the model, so a panel
+  the model refuses (duplicate names, a latent correlation that makes the correlation matrix not
+  positive semi-definite, p ± position bias outside [0, 1]) is reported as a config defect at the
+  right JSON path;
+* :func:`summarize_panel`: the character sheets as results report them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from verdictpack._errors import InputError
+from verdictpack.config._blocks import PanelSpec
+from verdictpack.config._compiler import CrossRule
+from verdictpack.simulate._judges import JudgeSheet, Panel
+
+__all__ = ["JudgeRow", "PanelSummary", "build_panel", "panel_rules", "summarize_panel"]
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """A character sheet as reported (results carry the sheets their numbers come from)."""
+
+    name: str
+    role: str
+    baseline_rate: float
+    lean_h: float
+    noise: float
+    position_bias: float
+    cost_per_judgment: float
+
+
+@dataclass(frozen=True)
+class PanelSummary:
+    name: str
+    latent_correlation: float
+    order_correlation: float | None
+    judges: tuple[JudgeRow, ...]
+
+
+def summarize_panel(spec: PanelSpec) -> PanelSummary:
+    return PanelSummary(
+        name=spec.name,
+        latent_correlation=spec.latent_correlation,
+        order_correlation=spec.order_correlation,
+        judges=tuple(
+            JudgeRow(
+                j.name,
+                j.role,
+                j.baseline_rate,
+                j.lean_h,
+                j.noise,
+                j.position_bias,
+                j.cost_per_judgment,
+            )
+            for j in spec.judges
+        ),
+    )
+
+
+def build_panel(spec: PanelSpec) -> Panel:
+    judges = tuple(
+        JudgeSheet(
+            name=j.name,
+            role=j.role,
+            baseline_rate=j.baseline_rate,
+            lean_h=j.lean_h,
+            noise=j.noise,
+            position_bias=j.position_bias,
+            cost_per_judgment=j.cost_per_judgment,
+        )
+        for j in spec.judges
+    )
+    return Panel(
+        judges=judges,
+        latent_correlation=spec.latent_correlation,
+        order_correlation=spec.order_correlation,
+    )
+
+
+_SHEET_PARAMS = {"baseline_rate", "lean_h", "noise", "position_bias", "cost_per_judgment"}
+
+
+def _panel_check(panel: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
+    judges = panel.get("judges")
+    if not isinstance(judges, list) or not judges:
+        return
+    try:
+        spec = PanelSpec.model_validate(panel)
+    except Exception:  # the schema step reports malformed panels
+        return
+    names = [j.name for j in spec.judges]
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            yield (("judges", i, "name"), name, "a judge name not used by another judge")
+        seen.add(name)
+    if len(seen) != len(names):
+        return
+    try:
+        build_panel(spec)
+    except InputError as exc:
+        param = exc.parameter
+        where: tuple[str | int, ...]
+        if param in ("latent_correlation", "order_correlation"):
+            where = (param,)
+        else:
+            index = next((i for i, j in enumerate(spec.judges) if j.name in str(exc)), None)
+            leaf = param if param in _SHEET_PARAMS else "position_bias"
+            where = ("judges", index, leaf) if index is not None else ("judges",)
+        yield (where, exc.received, exc.allowed)
+
+
+def panel_rules(*locations: tuple[str | int, ...]) -> list[CrossRule]:
+    """Cross rules building each panel found at ``locations`` through the generative model."""
+    return [CrossRule(at=loc, check=_panel_check) for loc in locations]

@@ -1,0 +1,222 @@
+"""Self-audit: ``verdictpack audit RUN_DIR...`` re-derives every headline number by a second method.
+
+The audit reads only an output folder (results.json, report.md and the layer's other files). It
+never imports the code that computed the numbers (core/, config/, stimuli/, simulate/, kinds/,
+render/): every re-derivation is written again in this folder, differently, from the definitions
+in docs/statistics.md. This module is the driver over run folders and the ``cli``; the checks
+live in ``_kinds`` (every kind, sizing), ``_kinds_oc`` (operating characteristics: verdict,
+judges, battery), ``_kinds_engine``, ``_report_map`` (report.md), ``_provenance_checks``; the
+mathematics in ``_rederive``; :class:`Finding` and :class:`AuditReport` in ``_findings``.
+
+Per kind (results.json ``kind``):
+
+* every kind: the construct block (odds ratio as h, the smaller effect governs, the threshold rate,
+  per-tail alpha = alpha / 4, e-boundary = 1 / per-tail alpha); every Quantity well formed; no NaN.
+* every kind, provenance.json (``_provenance`` is not imported: its formulas are written here
+  again): the seed equals results.json's; the seed commitment is recomputed, SHA-256 of the lines
+  ``verdictpack/seed-commitment/v1``, ``config_jcs_sha256``, the decimal seed (each ending in
+  ``\\n``); ``config_sha256`` and ``config_jcs_sha256`` are 64 lowercase hex digits. With the config
+  file (``--config FILE``; the reproduction passes each example's), ``config_sha256`` is the SHA-256
+  of its bytes, ``config_jcs_sha256`` that of its RFC 8785 form (a canonicaliser written here from
+  the RFC), and its kind and seed are the recorded ones; without it those two are UNVERIFIED.
+* sizing: exact t sizes by quadrature of P(Z + δ > c·√(V/df)) over the density of √(V/df)
+  (scipy.integrate.quad; central-t critical value from the incomplete beta function; never
+  scipy.stats.nct), both tails: n reaches the target and n − 1 does not, power at n and n − 1, at
+  the current n and the checks; normal-approximation and known-variance formulas; exact binomial
+  regions, achieved alpha, powers, first n, stable n and the failing list by enumeration over every
+  n up to the horizon (lgamma sums); two-proportion n and power (arcsine formula); the simulated
+  checks: MCSE = √(p(1 − p)/R), ``simulated_minus_exact_in_mcse`` recomputed from the cell's value,
+  its MCSE and the exact power above, and |z| ≤ 5.
+* verdict / judges / battery / engine power report (every ScenarioOC found): the simulated
+  probabilities are UNVERIFIED (a second simulation only agrees within Monte Carlo error), but
+  every probability is a count over R (p·R integral), MCSE = √(p(1 − p)/R), verdict probabilities
+  sum to 1 per route, P(wrong) / P(correct) / P(issued) follow from them and the scenario's
+  effect_exists; roots: q50 ≤ q90 ≤ q99 ≤ max ≤ cap, mean ≤ max; cost lines re-summed (touches and
+  cost, model + human), touches = roots × touches per root, cost = roots × price where the price is
+  known (and one constant price per design where it is not), cost per valid verdict = mean cost /
+  P(issued); the true rates from the judge sheets (p_j = ½ + (1 − ν)(sin²(clamp(φ(b) + s·ℓ +
+  shift)/2) − ½), μ_M = mean_j p_j, h = φ(μ_M) − φ(μ_H)); the SPRT's exact cells (ln A, ln B,
+  increments, actual alpha / beta, ASN and N quantiles by a dictionary recursion over successes,
+  Wald's ASN from its closed form at h = ±1) and the fixed-n exact binomial by enumeration.
+* engine: the three tracks rebuilt from evidence.jsonl by a separately written e-process (product
+  over the history per λ, mixture, inversion by a grid of 2,049 points then bisection, running
+  intersection), every evidence row's bounds, h-interval, states and log e-values; verdict.json and
+  results.json tracks (bounds to 1e-6, never narrower than ours by more than 1e-9); the corners
+  and the hybrid h-interval (polygon clipped, min / max brute-forced on fine grids of its edges
+  and a 2-D grid, refined by bounded scalar search); cost tables re-summed (results.json costs and
+  cost_comparison.csv); gate counts add up; yield; the spot-check size; the kappa interval's
+  symmetry; the human baseline's exact power, region and alpha by enumeration; roots_run ≤ the
+  effective cap; the JSON files rendered from the same object agree.
+* report.md (and registered_vs_extension.md): the headline tables mapped back to their results
+  fields (rows by arm / scenario / route / composition / track names), compared at the printed
+  precision; then a sweep: every decimal number printed must equal some number of the folder's
+  JSON files at the printed precision.
+
+Anything that cannot be re-derived is reported UNVERIFIED with its reason, never passed silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from verdictpack._errors import UsageError
+from verdictpack.verify._findings import AuditReport, Finding, _Auditor, _load_json
+from verdictpack.verify._kinds import _audit_construct, _audit_figures, _audit_sizing
+from verdictpack.verify._kinds_engine import _audit_engine
+from verdictpack.verify._kinds_oc import _audit_battery, _audit_judges, _audit_verdict
+from verdictpack.verify._provenance_checks import _audit_provenance
+from verdictpack.verify._report_map import _audit_markdown, _number_pool
+
+__all__ = ["AuditReport", "Finding", "audit_run", "audit_runs", "cli", "format_reports"]
+
+
+# ==============================================================================================
+# Driver
+# ==============================================================================================
+
+
+def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditReport:
+    """Audit one output folder; never raises for a defect in the folder (it becomes a failure).
+    With ``config`` (the config file the folder was made from) its hashes are recomputed too."""
+    run = Path(run_dir)
+    A = _Auditor()
+    kind = "?"
+    try:
+        res = _load_json(run / "results.json")
+        kind = str(res.get("kind", "?"))
+        prov = _load_json(run / "provenance.json") if (run / "provenance.json").exists() else {}
+        A.eq("provenance.json $.kind", "provenance names the same kind", kind, prov.get("kind"))
+        _audit_provenance(A, res, prov, None if config is None else Path(config))
+        _audit_figures(A, res, "results.json")
+        _audit_construct(A, res)
+        handlers: dict[str, Callable[[], None]] = {
+            "sizing": lambda: _audit_sizing(A, res),
+            "verdict": lambda: _audit_verdict(A, res),
+            "judges": lambda: _audit_judges(A, res),
+            "battery": lambda: _audit_battery(A, res),
+            "engine": lambda: _audit_engine(A, res, run, prov),
+        }
+        if kind not in handlers:
+            A.true("results.json $.kind", "a known kind", False, ", ".join(handlers), kind)
+        else:
+            handlers[kind]()
+        datas: list[Any] = [res]
+        for extra in ("verdict.json", "validity_report.json", "power_report.json"):
+            if (run / extra).exists():
+                datas.append(_load_json(run / extra))
+        pool = _number_pool(datas)
+        for md in ("report.md", "registered_vs_extension.md"):
+            if (run / md).exists():
+                _audit_markdown(A, md, (run / md).read_text(encoding="utf-8"), res, pool)
+            elif md == "report.md":
+                A.true(md, "report present", False, "report.md", "missing")
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        A.true(
+            str(run),
+            "the folder could be read completely",
+            False,
+            "readable outputs",
+            f"{type(exc).__name__}: {exc}",
+        )
+    return AuditReport(str(run), kind, tuple(A.findings))
+
+
+def _config_name(run_dir: Path) -> Any:
+    """The config file name a folder's provenance records (None when unreadable)."""
+    try:
+        prov = _load_json(run_dir / "provenance.json")
+    except (OSError, ValueError):
+        return None
+    return prov.get("config_name") if isinstance(prov, dict) else None
+
+
+def _pair_configs(run_dirs: Sequence[Path], configs: Sequence[Path]) -> dict[int, Path]:
+    """Which config file each folder is checked against: one folder and one config are paired;
+    otherwise a config goes to every folder whose provenance names its file name."""
+    for c in configs:
+        if not c.is_file():
+            raise UsageError(f"verdictpack audit: --config {c}: expected a config file; not found")
+    if len(run_dirs) == 1 and len(configs) == 1:
+        return {0: configs[0]}
+    by_name: dict[str, Path] = {}
+    for c in configs:
+        if c.name in by_name:
+            raise UsageError(
+                f"verdictpack audit: --config {c}: two configs named {c.name}; expected one "
+                "config per name (a folder is matched by the config_name in its provenance)"
+            )
+        by_name[c.name] = c
+    names = [_config_name(d) for d in run_dirs]
+    for name, c in by_name.items():
+        if name not in names:
+            raise UsageError(
+                f"verdictpack audit: --config {c}: no folder's provenance.json names "
+                f"config_name {name!r}; expected a config of one of the folders "
+                f"({', '.join(str(n) for n in names)})"
+            )
+    return {i: by_name[n] for i, n in enumerate(names) if isinstance(n, str) and n in by_name}
+
+
+def audit_runs(
+    run_dirs: Sequence[str | Path], configs: Sequence[str | Path] = ()
+) -> list[AuditReport]:
+    """Audit several folders (UsageError when one does not exist); ``configs``: the config files
+    they were made from, matched by :func:`_pair_configs` (a folder without one has its config
+    hashes UNVERIFIED)."""
+    for d in run_dirs:
+        if not Path(d).is_dir():
+            raise UsageError(f"verdictpack audit: {d}: expected an output folder; not found")
+    dirs = [Path(d) for d in run_dirs]
+    paired = _pair_configs(dirs, [Path(c) for c in configs])
+    return [audit_run(d, paired.get(i)) for i, d in enumerate(dirs)]
+
+
+def format_reports(reports: Sequence[AuditReport], verbose: bool = False) -> str:
+    out = []
+    for r in reports:
+        out.append(
+            f"audit {r.run_dir} (kind {r.kind}): {r.checks} checks, {r.failed} failed, "
+            f"{r.unverified} UNVERIFIED"
+        )
+        for f in r.findings:
+            if verbose or f.status != "pass":
+                out.append("  " + f.line())
+    checks = sum(r.checks for r in reports)
+    failed = sum(r.failed for r in reports)
+    unver = sum(r.unverified for r in reports)
+    verdict = "AUDIT PASS" if failed == 0 else "AUDIT FAIL"
+    out.append(
+        f"{verdict}: {len(reports)} folder(s), {checks} checks, {failed} failed, {unver} UNVERIFIED"
+    )
+    return "\n".join(out) + "\n"
+
+
+def cli(argv: Sequence[str]) -> int:
+    """``verdictpack audit RUN_DIR... [--config FILE]... [--verbose]``: 0 when nothing failed,
+    1 otherwise."""
+
+    class _P(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            raise UsageError(f"{message}\n{self.format_usage().strip()}")
+
+    p = _P(
+        prog="verdictpack audit",
+        description="Re-derive every headline number of output folders by a second method.",
+    )
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="the config a folder was made from: its SHA-256 and RFC 8785 hashes are recomputed "
+        "(repeatable; matched to folders by the config_name in their provenance)",
+    )
+    p.add_argument("--verbose", action="store_true", help="print every check, not only failures")
+    args = p.parse_args(list(argv))
+    reports = audit_runs(args.run_dirs, args.config)
+    print(format_reports(reports, args.verbose), end="")
+    return 0 if all(r.passed for r in reports) else 1

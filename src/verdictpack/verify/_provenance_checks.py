@@ -1,0 +1,176 @@
+"""Self-audit checks of provenance.json: the seed, the seed commitment, the config hashes
+(SHA-256 of the bytes and of an RFC 8785 form written here from the RFC)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from verdictpack.verify._findings import _Auditor, _load_json_bytes, _show
+
+# ==============================================================================================
+# Provenance
+# ==============================================================================================
+
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+_SAFE_INTEGER = 2**53 - 1  # RFC 8785 numbers are IEEE doubles: larger integers have no one form
+
+
+def _is_sha256(v: Any) -> bool:
+    return isinstance(v, str) and _SHA256_HEX.fullmatch(v) is not None
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _expected_commitment(seed: int, config_jcs_sha256: str) -> str:
+    """The seed commitment from its definition: SHA-256 of the UTF-8 lines
+    ``verdictpack/seed-commitment/v1``, the canonical config's SHA-256 and the decimal seed, each
+    ending in a newline (written here again; the audit imports nothing that computed it)."""
+    lines = [b"verdictpack/seed-commitment/v1", config_jcs_sha256.encode("ascii"), b"%d" % seed]
+    return hashlib.sha256(b"".join(line + b"\n" for line in lines)).hexdigest()
+
+
+def _es_number(x: float) -> str:
+    """ECMAScript's Number::toString of a finite double (RFC 8785 section 3.2.2.3): the shortest
+    round-trip digits (Python's repr finds them), placed by the decimal exponent."""
+    if x == 0:
+        return "0"
+    _, digit_tuple, exp = Decimal(repr(abs(x))).as_tuple()
+    if not isinstance(exp, int):
+        raise ValueError(f"number {x} has no RFC 8785 form")
+    all_digits = "".join(map(str, digit_tuple))
+    n = exp + len(all_digits)  # value = 0.d1d2... × 10^n
+    digits = all_digits.rstrip("0")
+    k = len(digits)
+    out = "-" if x < 0 else ""
+    if k <= n <= 21:
+        return out + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return out + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return out + "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return out + mantissa + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+
+
+_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
+_JSON_ESCAPES["\t"] = "\\t"
+
+
+def _es_string(s: str) -> str:
+    parts = ['"']
+    for ch in s:
+        if ch in _JSON_ESCAPES:
+            parts.append(_JSON_ESCAPES[ch])
+        elif ord(ch) < 0x20:
+            parts.append(f"\\u{ord(ch):04x}")
+        else:
+            parts.append(ch)
+    parts.append('"')
+    return "".join(parts)
+
+
+def _canonical_json(value: Any) -> str:
+    """RFC 8785 (JSON Canonicalization Scheme) text of a parsed JSON value, written here from the
+    RFC: no whitespace, object members sorted by the UTF-16 code units of their names, numbers in
+    ECMAScript form, strings with only the mandatory escapes. ValueError where the RFC has no
+    form (non-finite numbers, integers beyond 2^53 - 1)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        if abs(value) > _SAFE_INTEGER:
+            raise ValueError(f"integer {value} has no RFC 8785 form (beyond 2^53 - 1)")
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"number {value} has no RFC 8785 form")
+        return _es_number(value)
+    if isinstance(value, str):
+        return _es_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical_json(v) for v in value) + "]"
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda k: str(k).encode("utf-16-be"))
+        return "{" + ",".join(_es_string(k) + ":" + _canonical_json(value[k]) for k in keys) + "}"
+    raise ValueError(f"{type(value).__name__} is not a JSON value")
+
+
+def _audit_provenance(
+    A: _Auditor, res: dict[str, Any], prov: dict[str, Any], config: Path | None
+) -> None:
+    """The seed in results.json and provenance.json agree; the seed commitment is recomputed; the
+    config hashes are SHA-256 digests; with the config file, both hashes are recomputed from its
+    bytes and its kind and seed are the recorded ones."""
+    p = "provenance.json"
+    if not A.true(p, "provenance present", bool(prov), "provenance.json", "missing or empty"):
+        return
+    seed, recorded = res.get("seed"), prov.get("seed")
+    A.eq(f"{p} $.seed", "the seed recorded in provenance is results.json $.seed", seed, recorded)
+    for key in ("config_sha256", "config_jcs_sha256"):
+        v = prov.get(key)
+        A.true(f"{p} $.{key}", "a SHA-256 digest", _is_sha256(v), "64 lowercase hex digits", v)
+    jcs, commitment = prov.get("config_jcs_sha256"), prov.get("seed_commitment")
+    where = f"{p} $.seed_commitment"
+    if recorded is None:
+        A.eq(where, "no seed, no seed commitment", None, commitment)
+    elif _is_int(recorded) and isinstance(jcs, str) and _is_sha256(jcs):
+        A.eq(
+            where,
+            "recomputed from the seed and config_jcs_sha256",
+            _expected_commitment(recorded, jcs),
+            commitment,
+        )
+    else:
+        A.true(
+            where,
+            "recomputable",
+            False,
+            "an integer seed and a well-formed config_jcs_sha256",
+            f"seed {_show(recorded)}, config_jcs_sha256 {_show(jcs)}",
+        )
+    if config is None:
+        A.unverified(
+            f"{p} $.config_sha256, $.config_jcs_sha256",
+            "the config hashes recomputed from the config file",
+            "the config file was not given (verdictpack audit RUN_DIR --config FILE)",
+        )
+        return
+    try:
+        raw = config.read_bytes()
+        data = _load_json_bytes(raw, config.name)
+        canonical = _canonical_json(data).encode("utf-8")
+    except (OSError, ValueError, UnicodeError) as exc:
+        A.true(
+            str(config),
+            "the config file is JSON with an RFC 8785 form",
+            False,
+            "a readable JSON config",
+            f"{type(exc).__name__}: {exc}",
+        )
+        return
+    A.eq(
+        f"{p} $.config_sha256",
+        f"SHA-256 of the bytes of {config.name}",
+        hashlib.sha256(raw).hexdigest(),
+        prov.get("config_sha256"),
+    )
+    A.eq(
+        f"{p} $.config_jcs_sha256",
+        f"SHA-256 of the RFC 8785 form of {config.name}",
+        hashlib.sha256(canonical).hexdigest(),
+        jcs,
+    )
+    fields = data if isinstance(data, dict) else {}
+    A.eq(f"{p} $.seed", f"the seed of {config.name}", fields.get("seed"), recorded)
+    A.eq(f"{p} $.kind", f"the kind of {config.name}", fields.get("kind"), prov.get("kind"))

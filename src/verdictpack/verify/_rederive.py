@@ -1,0 +1,401 @@
+"""The self-audit's independent mathematics, written here from docs/statistics.md and never
+imported from the package's computations: normal and t quantiles and powers, exact binomial
+enumeration, the SPRT recursion, the e-process and confidence sequence, the hybrid h-interval,
+the judge-sheet rate, Cohen's kappa and its standard error, and ``_phi`` / ``_phi_inv``."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+from scipy import integrate, optimize, special
+
+from verdictpack.verify._findings import FloatArray
+
+# ==============================================================================================
+# Independent mathematics (written here; nothing imported from the package's computations)
+# ==============================================================================================
+
+_ND = NormalDist()
+
+
+# φ and φ⁻¹ are deliberately NOT imported from verdictpack.core._scales (the package's one
+# definition): the self-audit re-derives what the package computed, so it must not share the
+# code it checks. tests/core/test_scales.py holds these copies equal to core._scales on a grid.
+def _phi(p: float) -> float:
+    return 2.0 * math.asin(math.sqrt(min(max(p, 0.0), 1.0)))
+
+
+def _phi_inv(x: float) -> float:
+    return math.sin(min(max(x, 0.0), math.pi) / 2.0) ** 2
+
+
+def _ncdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def _z(q: float) -> float:
+    return _ND.inv_cdf(q)
+
+
+def _t_upper(c: float, df: int) -> float:
+    """P(T > c) for a central t with df degrees of freedom, c >= 0 (incomplete beta)."""
+    return 0.5 * float(special.betainc(df / 2.0, 0.5, df / (df + c * c)))
+
+
+def _t_critical(tail: float, df: int) -> float:
+    hi = 1.0
+    while _t_upper(hi, df) > tail:
+        hi *= 2.0
+    return float(optimize.brentq(lambda c: _t_upper(c, df) - tail, 0.0, hi, xtol=1e-15, rtol=1e-15))
+
+
+def _t_power(n: int, dz: float, test_alpha: float, sides: int) -> float:
+    """Exact t power by quadrature over S = √(V/df), V ~ χ²_df: P(Z + δ > c·S) (+ lower tail)."""
+    df = n - 1
+    delta = dz * math.sqrt(n)
+    c = _t_critical(test_alpha / sides, df)
+    k = df / 2.0
+    log_norm = k * math.log(2.0) + math.lgamma(k)
+
+    def density_times_rejection(s: float) -> float:
+        if s <= 0.0:
+            return 0.0
+        v = df * s * s
+        log_d = math.log(2.0 * df * s) + (k - 1.0) * math.log(v) - v / 2.0 - log_norm
+        if sides == 1:
+            rej = _ncdf(abs(delta) - c * s)
+        else:
+            rej = _ncdf(delta - c * s) + _ncdf(-delta - c * s)
+        return math.exp(log_d) * rej
+
+    sd = 1.0 / math.sqrt(2.0 * df)
+    cuts = [0.0, max(0.0, 1.0 - 12.0 * sd), 1.0, 1.0 + 12.0 * sd, 6.0 + 40.0 * sd]
+    total = 0.0
+    for a, b in itertools.pairwise(cuts):
+        if b > a:
+            total += integrate.quad(
+                density_times_rejection, a, b, epsabs=1e-15, epsrel=1e-13, limit=200
+            )[0]
+    total += integrate.quad(
+        density_times_rejection, cuts[-1], math.inf, epsabs=1e-15, epsrel=1e-13, limit=200
+    )[0]
+    return float(total)
+
+
+def _t_size(dz: float, test_alpha: float, power: float, sides: int) -> int:
+    """Smallest n >= 2 with exact power >= target, by walking from n = 2 in doubling steps."""
+    lo, hi = 1, 2
+    while _t_power(hi, dz, test_alpha, sides) < power:
+        lo, hi = hi, hi * 2
+        if hi > 10_000_000:
+            raise ValueError("no t size below 10,000,000")
+    while hi - lo > 1:  # power is monotone in n for fixed dz: bisection on n
+        mid = (lo + hi) // 2
+        if _t_power(mid, dz, test_alpha, sides) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _known_variance_power(n: int, dz: float, test_alpha: float, sides: int) -> float:
+    z = _z(1.0 - test_alpha / sides)
+    d = abs(dz) * math.sqrt(n)
+    if sides == 1:
+        return _ncdf(d - z)
+    return _ncdf(d - z) + _ncdf(-d - z)
+
+
+@dataclass(frozen=True)
+class _BinomialN:
+    lower: int | None
+    upper: int | None
+    achieved: float
+    power: float
+
+
+def _binomial_enumeration(
+    p0: float, p1: float, tail_alpha: float, sides: int, horizon: int
+) -> list[_BinomialN]:
+    """Regions and powers for n = 1..horizon by summing lgamma-based pmfs (index n − 1)."""
+    greater = p1 > p0
+    lg = np.array([math.lgamma(k + 1.0) for k in range(horizon + 2)])
+    out: list[_BinomialN] = []
+    for n in range(1, horizon + 1):
+        k = np.arange(n + 1)
+        log_comb = lg[n] - lg[k] - lg[n - k]
+        pmf0 = np.exp(log_comb + k * math.log(p0) + (n - k) * math.log1p(-p0))
+        pmf1 = np.exp(log_comb + k * math.log(p1) + (n - k) * math.log1p(-p1))
+        up0 = np.cumsum(pmf0[::-1])[::-1]  # P0(X >= k)
+        lo0 = np.cumsum(pmf0)  # P0(X <= k)
+        up1 = np.cumsum(pmf1[::-1])[::-1]
+        lo1 = np.cumsum(pmf1)
+        upper: int | None = None
+        lower: int | None = None
+        if sides == 2 or greater:
+            hits = np.flatnonzero(up0[1:] <= tail_alpha)
+            upper = int(hits[0]) + 1 if hits.size else None
+        if sides == 2 or not greater:
+            hits = np.flatnonzero(lo0[:n] <= tail_alpha)
+            lower = int(hits[-1]) if hits.size else None
+        achieved = (float(lo0[lower]) if lower is not None else 0.0) + (
+            float(up0[upper]) if upper is not None else 0.0
+        )
+        power = (float(lo1[lower]) if lower is not None else 0.0) + (
+            float(up1[upper]) if upper is not None else 0.0
+        )
+        out.append(_BinomialN(lower, upper, achieved, power))
+    return out
+
+
+def _binomial_normal_n(p0: float, p1: float, test_alpha: float, power: float, sides: int) -> int:
+    za, zb = _z(1.0 - test_alpha / sides), _z(power)
+    num = za * math.sqrt(p0 * (1 - p0)) + zb * math.sqrt(p1 * (1 - p1))
+    return math.ceil((num / abs(p1 - p0)) ** 2)
+
+
+def _two_prop_n(h: float, test_alpha: float, power: float, sides: int) -> int:
+    return math.ceil(2.0 * ((_z(1.0 - test_alpha / sides) + _z(power)) / abs(h)) ** 2)
+
+
+def _two_prop_power(n: int, h: float, test_alpha: float, sides: int) -> float:
+    z = _z(1.0 - test_alpha / sides)
+    d = abs(h) * math.sqrt(n / 2.0)
+    return _ncdf(d - z) + (_ncdf(-d - z) if sides == 2 else 0.0)
+
+
+@dataclass(frozen=True)
+class _SPRTExact:
+    p_upper: float
+    p_lower: float
+    asn: float
+    beyond: float
+    quantiles: dict[str, int | None]
+
+
+def _sprt_recursion(
+    log_a: float, log_b: float, up: float, down: float, p: float, horizon: int
+) -> _SPRTExact:
+    """Carry the continuing mass over success counts, one judgment at a time (a dictionary)."""
+    cont: dict[int, float] = {0: 1.0}
+    to_upper = to_lower = asn = 0.0
+    stops: list[float] = []
+    remaining = 1.0
+    for n in range(1, horizon + 1):
+        nxt: dict[int, float] = defaultdict(float)
+        for s, pr in cont.items():
+            nxt[s + 1] += pr * p
+            nxt[s] += pr * (1.0 - p)
+        cont = {}
+        stop_here = 0.0
+        for s, pr in nxt.items():
+            llr = s * up + (n - s) * down
+            if llr >= log_a:
+                to_upper += pr
+                stop_here += pr
+            elif llr <= log_b:
+                to_lower += pr
+                stop_here += pr
+            else:
+                cont[s] = pr
+        stops.append(stop_here)
+        asn += n * stop_here
+        remaining = math.fsum(cont.values())
+        if not cont or remaining < 1e-300:
+            break
+    asn += horizon * remaining
+    cdf = np.cumsum(stops)
+    quantiles: dict[str, int | None] = {}
+    for q in (0.5, 0.9, 0.99):
+        hit = np.flatnonzero(cdf >= q)
+        quantiles[f"{q:g}"] = int(hit[0]) + 1 if hit.size else None
+    return _SPRTExact(to_upper, to_lower, asn, max(remaining, 0.0), quantiles)
+
+
+# ---- the e-process, written out -----------------------------------------------------------
+
+_GRID = np.linspace(0.0, 1.0, 2049)
+
+
+def _lse(a: FloatArray, axis: int = 0) -> FloatArray:
+    mx = a.max(axis=axis, keepdims=True)
+    out = mx + np.log(np.exp(a - mx).sum(axis=axis, keepdims=True))
+    return np.asarray(np.squeeze(out, axis=axis))
+
+
+def _log_e_history(
+    xs: FloatArray, m: float, lambdas: FloatArray, logw: FloatArray, sign: float
+) -> float:
+    """log Σ_k w_k Π_i (1 + sign·λ_k (x_i − m)): the product over the whole history."""
+    terms = np.log1p(np.multiply.outer(sign * lambdas, xs - m)).sum(axis=1) + logw
+    return float(_lse(terms))
+
+
+def _confidence_sequence(
+    xs: FloatArray, alpha: float, lambdas: FloatArray, weights: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Running lower / upper bounds after each observation (grid bracket, then bisection)."""
+    logc = -math.log(alpha)
+    logw = np.log(weights)
+    n = xs.size
+    lower, upper = np.zeros(n), np.ones(n)
+    grid = _GRID
+    for sign, out in ((1.0, lower), (-1.0, upper)):
+        acc = np.zeros((lambdas.size, grid.size))
+        prev = 0.0 if sign > 0 else 1.0
+        for t in range(n):
+            acc += np.log1p(np.multiply.outer(sign * lambdas, xs[t] - grid))
+            below = _lse(acc + logw[:, None]) < logc
+            hist = xs[: t + 1]
+            if sign > 0:  # E⁺ decreases in m: the lower end is the first m with E⁺ < c
+                g = int(np.argmax(below))
+                if g > 0 and grid[g] > prev:
+                    a, b = max(grid[g - 1], prev), float(grid[g])
+                    if _log_e_history(hist, a, lambdas, logw, sign) >= logc:
+                        for _ in range(80):
+                            mid = 0.5 * (a + b)
+                            if mid in (a, b) or b - a < 1e-14:
+                                break
+                            if _log_e_history(hist, mid, lambdas, logw, sign) >= logc:
+                                a = mid
+                            else:
+                                b = mid
+                        prev = max(prev, a)
+            else:  # E⁻ increases in m: the upper end is the last m with E⁻ < c
+                g = grid.size - 1 - int(np.argmax(below[::-1]))
+                if g < grid.size - 1 and grid[g] < prev:
+                    a, b = float(grid[g]), min(float(grid[g + 1]), prev)
+                    if _log_e_history(hist, b, lambdas, logw, sign) >= logc:
+                        for _ in range(80):
+                            mid = 0.5 * (a + b)
+                            if mid in (a, b) or b - a < 1e-14:
+                                break
+                            if _log_e_history(hist, mid, lambdas, logw, sign) >= logc:
+                                b = mid
+                            else:
+                                a = mid
+                        prev = min(prev, b)
+            out[t] = prev
+    return lower, upper
+
+
+def _corners(lm: float, um: float, lh: float, uh: float) -> tuple[float, float]:
+    return _phi(lm) - _phi(uh), _phi(um) - _phi(lh)
+
+
+def _clip(
+    poly: list[tuple[float, float]], keep: Callable[[float, float], float]
+) -> list[tuple[float, float]]:
+    """Sutherland–Hodgman: the part of a convex polygon where keep(a, b) >= 0."""
+    out: list[tuple[float, float]] = []
+    for i, p in enumerate(poly):
+        q = poly[(i + 1) % len(poly)]
+        fp, fq = keep(*p), keep(*q)
+        if fp >= 0:
+            out.append(p)
+        if (fp >= 0) != (fq >= 0):
+            t = fp / (fp - fq)
+            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+    return out
+
+
+def _f_ab(a: FloatArray, b: FloatArray) -> FloatArray:
+    return np.asarray(
+        2.0 * np.arcsin(np.sqrt(np.clip(a, 0, 1))) - 2.0 * np.arcsin(np.sqrt(np.clip(b, 0, 1)))
+    )
+
+
+def _hybrid_interval(
+    lm: float, um: float, lh: float, uh: float, ld: float, ud: float
+) -> tuple[float, float] | None:
+    """min / max of φ(a) − φ(b) over the polygon, brute force (None when it is empty)."""
+    if lm > um or lh > uh or ld > ud:
+        return None
+    poly = [(lm, lh), (um, lh), (um, uh), (lm, uh)]
+    poly = _clip(poly, lambda a, b: (a - b) - ld)
+    if poly:
+        poly = _clip(poly, lambda a, b: ud - (a - b))
+    if not poly:
+        return None
+    s = np.linspace(0.0, 1.0, 2001)
+    best_lo, best_hi = math.inf, -math.inf
+    edges = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+    per_edge = []
+    for p, q in edges:
+        f = _f_ab(p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1]))
+        per_edge.append((p, q, f))
+        best_lo, best_hi = min(best_lo, float(f.min())), max(best_hi, float(f.max()))
+    # a 2-D grid over the polygon (no interior point may beat the boundary)
+    ga, gb = np.meshgrid(np.linspace(lm, um, 121), np.linspace(lh, uh, 121))
+    inside = (ga - gb >= ld) & (ga - gb <= ud)
+    if inside.any():
+        f2 = _f_ab(ga[inside], gb[inside])
+        best_lo, best_hi = min(best_lo, float(f2.min())), max(best_hi, float(f2.max()))
+    for p, q, f in per_edge:  # refine near the best grid points by bounded scalar search
+        for sign, best in ((1.0, best_lo), (-1.0, best_hi)):
+            j = int(np.argmin(sign * f))
+            if abs(float(f[j]) - best) > 1e-6:
+                continue
+            a0, b0 = s[max(j - 1, 0)], s[min(j + 1, s.size - 1)]
+
+            def g(
+                u: float, p: tuple[float, float] = p, q: tuple[float, float] = q, sign: float = sign
+            ) -> float:
+                a = p[0] + u * (q[0] - p[0])
+                b = p[1] + u * (q[1] - p[1])
+                return sign * (_phi(a) - _phi(b))
+
+            r = optimize.minimize_scalar(
+                g, bounds=(a0, b0), method="bounded", options={"xatol": 1e-13}
+            )
+            val = sign * float(r.fun)
+            if sign > 0:
+                best_lo = min(best_lo, val)
+            else:
+                best_hi = max(best_hi, val)
+    return best_lo, best_hi
+
+
+def _classify(lo: float, hi: float, threshold: float, at_cap: bool) -> str | None:
+    if lo >= threshold:
+        return "EFFECT_SUPPORTED"
+    if hi <= 0.0:
+        return "NO_POSITIVE_EFFECT"
+    if hi < threshold:
+        return "BELOW_PRACTICAL_THRESHOLD"
+    if at_cap:
+        return "INCONCLUSIVE"
+    return None
+
+
+def _sheet_rate(b: float, lean: float, noise: float, scale: float, shift: float) -> float:
+    angle = min(max(_phi(b) + scale * lean + shift, 0.0), math.pi)
+    return 0.5 + (1.0 - noise) * (math.sin(angle / 2.0) ** 2 - 0.5)
+
+
+def _kappa_and_se(table: list[list[int]]) -> tuple[float, float]:
+    """Cohen's kappa and its large-sample standard error (Fleiss, Cohen & Everitt 1969),
+    written with plain loops over the cells."""
+    n = sum(sum(row) for row in table)
+    k = len(table)
+    p = [[table[i][j] / n for j in range(k)] for i in range(k)]
+    rows = [sum(p[i][j] for j in range(k)) for i in range(k)]
+    cols = [sum(p[i][j] for i in range(k)) for j in range(k)]
+    po = sum(p[i][i] for i in range(k))
+    pe = sum(rows[i] * cols[i] for i in range(k))
+    kappa = (po - pe) / (1 - pe)
+    total = 0.0
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                total += p[i][i] * (1 - (rows[i] + cols[i]) * (1 - kappa)) ** 2
+            else:
+                total += (1 - kappa) ** 2 * p[i][j] * (cols[i] + rows[j]) ** 2
+    total -= (kappa - pe * (1 - kappa)) ** 2
+    return kappa, math.sqrt(max(total, 0.0) / (n * (1 - pe) ** 2))

@@ -1,0 +1,110 @@
+"""The shared config blocks (config/_blocks.py): sequential, routes and their cross rules."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from pydantic import ValidationError
+
+from conftest import load_example
+from verdictpack.config._blocks import (
+    DEFAULT_LAMBDAS,
+    MAX_ROOTS,
+    RoutesSpec,
+    SequentialSpec,
+    build_sequential,
+    fixed_n_defect,
+    route_rules,
+    sequential_rules,
+)
+from verdictpack.config._compiler import ConstructSpec, compile_construct
+from verdictpack.simulate._panels import build_panel, panel_rules, summarize_panel
+
+
+def _construct(**thresholds: float):
+    spec = copy.deepcopy(load_example("verdict_summarization.json")["construct"])
+    spec["thresholds"].update(thresholds)
+    return compile_construct(ConstructSpec.model_validate(spec))
+
+
+def _check(rules, target: dict) -> list[tuple]:
+    return [issue for rule in rules for issue in rule.check(target)]
+
+
+def test_sequential_defaults_and_constructions() -> None:
+    spec = SequentialSpec.model_validate({"construction": "corners", "cap_roots": 10})
+    settings = build_sequential(spec)
+    assert settings.spec.lambdas == DEFAULT_LAMBDAS
+    assert settings.spec.weights == pytest.approx([1 / len(DEFAULT_LAMBDAS)] * len(DEFAULT_LAMBDAS))
+    assert settings.constructions() == ("corners", "hybrid")
+    assert build_sequential(
+        SequentialSpec.model_validate({"construction": "hybrid", "cap_roots": 10})
+    ).constructions() == ("hybrid", "corners")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"construction": "other", "cap_roots": 10},
+        {"construction": "hybrid", "cap_roots": 0},
+        {"construction": "hybrid", "cap_roots": MAX_ROOTS + 1},
+        {"construction": "hybrid", "cap_roots": 10, "lambdas": [1.0]},
+        {"construction": "hybrid", "cap_roots": 10, "lambdas": []},
+        {"construction": "hybrid", "cap_roots": 10, "unknown": 1},
+    ],
+)
+def test_sequential_schema_refuses(block: dict) -> None:
+    with pytest.raises(ValidationError):
+        SequentialSpec.model_validate(block)
+
+
+def test_sequential_rule_weights() -> None:
+    rules = sequential_rules()
+    assert _check(rules, {"lambdas": [0.1, 0.2], "weights": [0.5, 0.5]}) == []
+    (issue,) = _check(rules, {"lambdas": [0.1, 0.2], "weights": [1.0]})
+    assert issue[0] == ("weights",) and "2 weights" in issue[2]
+    (issue,) = _check(rules, {"weights": [0.5, 0.5]})  # default grid: one weight per lambda
+    assert f"{len(DEFAULT_LAMBDAS)} weights" in issue[2]
+    (issue,) = _check(rules, {"lambdas": [0.1, 0.2], "weights": [0.5, 0.6]})
+    assert issue[2] == "weights summing to 1"
+
+
+def test_fixed_n_defect_within_and_beyond_the_bound() -> None:
+    n, defect = fixed_n_defect(_construct(), 0.8)
+    assert defect is None and 1 <= n <= MAX_ROOTS
+    n, defect = fixed_n_defect(_construct(h=0.001, odds_ratio=1.001), 0.8)
+    assert n is None
+    loc, expected = defect
+    assert loc[0] == "construct" and f"{MAX_ROOTS:,} roots" in expected
+
+
+def test_route_rule_reports_at_the_config_field() -> None:
+    cfg = copy.deepcopy(load_example("verdict_summarization.json"))
+    assert _check(route_rules(), cfg) == []
+    cfg["construct"]["thresholds"] = {"h": 0.001, "odds_ratio": 1.001}
+    cfg["construct"]["extension_minimum_h"] = 0.0005
+    (issue,) = _check(route_rules(), cfg)
+    assert issue[0][0] == "construct"
+    # a malformed block is left to the schema step
+    assert _check(route_rules(), {"construct": {}, "routes": {}}) == []
+
+
+def test_routes_schema() -> None:
+    RoutesSpec.model_validate({"sprt_beta": 0.2, "fixed_n_power": 0.8})
+    with pytest.raises(ValidationError):
+        RoutesSpec.model_validate({"sprt_beta": 0.5, "fixed_n_power": 0.8})
+
+
+def test_panel_block_built_and_refused_at_its_path() -> None:
+    from verdictpack.config._blocks import PanelSpec
+
+    raw = copy.deepcopy(load_example("engine_summarization.json")["panel"])
+    panel = build_panel(PanelSpec.model_validate(raw))
+    assert panel.names == tuple(j["name"] for j in raw["judges"])
+    summary = summarize_panel(PanelSpec.model_validate(raw))
+    assert [j.name for j in summary.judges] == list(panel.names)
+    assert _check(panel_rules(("panel",)), raw) == []
+    raw["judges"][1]["name"] = raw["judges"][0]["name"]
+    (issue,) = _check(panel_rules(("panel",)), raw)
+    assert issue[0] == ("judges", 1, "name")

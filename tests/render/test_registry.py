@@ -1,0 +1,51 @@
+"""One renderer per result type, found by the result's type; an unknown type is refused."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from verdictpack._cli import KINDS, load_layer
+from verdictpack.render import RENDERERS, render
+
+
+def _result_types() -> set[type]:
+    types = set()
+    for kind, module_name in KINDS.items():
+        module = importlib.import_module(module_name)
+        types.add(getattr(module, f"{kind.capitalize()}Result"))
+        assert load_layer(kind).run is not None
+    return types
+
+
+def test_every_kind_result_type_has_a_renderer() -> None:
+    assert set(RENDERERS) == _result_types()
+    assert all(callable(fn) for fn in RENDERERS.values())
+
+
+def test_a_layer_carries_no_renderer() -> None:
+    for kind in KINDS:
+        assert not hasattr(load_layer(kind), "render")
+
+
+def test_an_unknown_type_is_refused_by_name() -> None:
+    class NotAResult:
+        pass
+
+    with pytest.raises(TypeError, match="NotAResult"):
+        render(NotAResult())
+
+
+def test_a_subclass_is_not_its_parent() -> None:
+    """Dispatch is by exact type: a subclass must register its own renderer."""
+    (parent,) = [t for t in RENDERERS if t.__name__ == "SizingResult"]
+    child = type("ChildResult", (parent,), {})
+    with pytest.raises(TypeError, match="ChildResult"):
+        render(child.__new__(child))
+
+
+def test_dispatch_reaches_the_registered_renderer(monkeypatch) -> None:
+    (cls,) = [t for t in RENDERERS if t.__name__ == "VerdictResult"]
+    monkeypatch.setitem(RENDERERS, cls, lambda r: {"report.md": "marker"})
+    assert render(cls.__new__(cls)) == {"report.md": "marker"}

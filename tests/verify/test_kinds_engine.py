@@ -1,0 +1,60 @@
+"""The self-audit of the engine kind (verify/_kinds_engine.py): a wrong value planted in a COPY
+of an engine run (verdict.json, evidence.jsonl, cost_comparison.csv) is named."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from audit_runs import copy_run, edit_json, failed, runs
+
+from verdictpack.verify import audit_run
+
+__all__ = ["copy_run", "runs"]  # the fixtures, imported by name
+
+
+def test_planted_cost_cell_in_cost_comparison_csv_is_named(
+    copy_run: Callable[[str], Path],
+) -> None:
+    run = copy_run("engine")
+    lines = (run / "cost_comparison.csv").read_text().splitlines()
+    i = next(k for k, line in enumerate(lines) if ",null,human layer," in line)
+    cells = lines[i].split(",")
+    cells[5] = f"{float(cells[5]) + 10:.4f}"  # the cost column
+    lines[i] = ",".join(cells)
+    (run / "cost_comparison.csv").write_text("\n".join(lines) + "\n")
+    report = audit_run(run)
+    hits = failed(report, "cost_comparison.csv")
+    assert hits and any(f"line {i + 1}" in f.found for f in hits)
+
+
+@pytest.mark.parametrize("plant", ["verdict", "bound"])
+def test_planted_engine_verdict_is_named(copy_run: Callable[[str], Path], plant: str) -> None:
+    run = copy_run("engine")
+    before = json.loads((run / "verdict.json").read_text())["registered"]
+
+    def edit(d: Any) -> None:
+        if plant == "verdict":
+            d["registered"]["verdict"] = (
+                "EFFECT_SUPPORTED" if before["verdict"] != "EFFECT_SUPPORTED" else "INCONCLUSIVE"
+            )
+        else:  # a narrower (anti-conservative) lower end of the model CS by 1e-4
+            d["registered"]["model_bounds"][0] += 1e-4
+
+    edit_json(run / "verdict.json", edit)
+    report = audit_run(run)
+    field = "verdict" if plant == "verdict" else "model_bounds"
+    hits = failed(report, f"verdict.json $.registered.{field}")
+    assert any("rebuilt" in f.what for f in hits), [f.line() for f in report.failures()]
+
+
+def test_tampered_evidence_row_is_caught(copy_run: Callable[[str], Path]) -> None:
+    run = copy_run("engine")
+    rows = [json.loads(x) for x in (run / "evidence.jsonl").read_text().splitlines()]
+    rows[10]["M"] = 1.0 - rows[10]["M"]  # inconsistent with the recorded choices
+    (run / "evidence.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = audit_run(run)
+    assert failed(report, "evidence.jsonl $[*].M,H")
