@@ -15,8 +15,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "core"))
 
 from test_hybrid import example_design  # noqa: E402
+
 from verdictpack.simulate._judges import make_scenario  # noqa: E402
 from verdictpack.simulate._operating import Job, simulate_scenarios  # noqa: E402
 

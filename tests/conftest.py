@@ -23,3 +23,13 @@ def write_config(tmp_path: Path):
         return path
 
     return _write
+
+
+def assert_refused_by_name(parameter: str, call) -> None:  # type: ignore[no-untyped-def]
+    """``call()`` raises InputError naming ``parameter`` (attribute and message)."""
+    from verdictpack._errors import InputError
+
+    with pytest.raises(InputError) as err:
+        call()
+    assert err.value.parameter == parameter
+    assert parameter in str(err.value)

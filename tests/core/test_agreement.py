@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 
+from conftest import assert_refused_by_name
 from verdictpack._errors import InputError
 from verdictpack.core._agreement import (
     KappaResult,
@@ -179,7 +180,4 @@ REFUSALS = [
     ("parameter", "call"), REFUSALS, ids=[f"{i}-{p}" for i, (p, _) in enumerate(REFUSALS)]
 )
 def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(InputError) as err:
-        call()
-    assert err.value.parameter == parameter
-    assert parameter in str(err.value)
+    assert_refused_by_name(parameter, call)

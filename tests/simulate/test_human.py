@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 
+from conftest import assert_refused_by_name
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, dump_json
 from verdictpack._rng import stream
@@ -264,10 +265,7 @@ REFUSALS = [
     ("parameter", "call"), REFUSALS, ids=[f"{i}-{p}" for i, (p, _) in enumerate(REFUSALS)]
 )
 def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(InputError) as err:
-        call()
-    assert err.value.parameter == parameter
-    assert parameter in str(err.value)
+    assert_refused_by_name(parameter, call)
 
 
 def test_gate_pass_rate_matches_single_audits() -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 
+from conftest import assert_refused_by_name
 from verdictpack._errors import InputError
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.stimuli import (
@@ -240,7 +241,4 @@ REFUSALS = [
     ("parameter", "call"), REFUSALS, ids=[f"{i}-{p}" for i, (p, _) in enumerate(REFUSALS)]
 )
 def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(InputError) as err:
-        call()
-    assert err.value.parameter == parameter
-    assert parameter in str(err.value)
+    assert_refused_by_name(parameter, call)

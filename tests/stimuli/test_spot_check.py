@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from conftest import assert_refused_by_name
 from verdictpack._errors import InputError
 from verdictpack.stimuli import size_gate_spot_check
 
@@ -57,7 +58,4 @@ REFUSALS = [
     ("parameter", "call"), REFUSALS, ids=[f"{i}-{p}" for i, (p, _) in enumerate(REFUSALS)]
 )
 def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(InputError) as err:
-        call()
-    assert err.value.parameter == parameter
-    assert parameter in str(err.value)
+    assert_refused_by_name(parameter, call)

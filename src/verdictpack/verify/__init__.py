@@ -10,7 +10,7 @@ Modules of the self-audit (``verdictpack audit``):
 * ``_findings``: :class:`Finding`, :class:`AuditReport`, the collecting auditor, tolerances.
 * ``_rederive``: the independent mathematics (normal / t / binomial / SPRT / e-process /
   confidence sequence / h-interval / kappa re-derivations, ``_phi`` / ``_phi_inv``).
-* ``_kinds``: checks of every kind (construct, Figures) and of the sizing kind.
+* ``_kinds``: checks of every kind (construct, labelled quantities) and of the sizing kind.
 * ``_kinds_oc``: operating characteristics, the SPRT's exact cells; verdict, judges, battery.
 * ``_kinds_engine``: the engine kind (tracks rebuilt from evidence.jsonl, costs, CSV).
 * ``_report_map``: report.md <-> results.json (the report is read only to prove it says what
