@@ -1,4 +1,4 @@
-"""Self-audit checks of every kind (construct block, labelled quantities, no NaN) and of the sizing kind
+"""Self-audit checks of every kind (construct block, labelled quantities, no NaN), and of sizing
 (exact t, normal and known-variance sizes, exact binomial regions, two proportions, simulated
 checks)."""
 
