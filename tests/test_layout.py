@@ -61,3 +61,21 @@ def test_layer_contracts_hold() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+
+
+def test_every_subpackage_ships() -> None:
+    # pyproject.toml lists the packages by hand (the examples are mapped in as a package): a new
+    # folder missing from that list would be absent from a plain `pip install .`
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(p.parent.relative_to(PACKAGE.parent).parts)
+        for p in PACKAGE.rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert found - listed == set(), (
+        f"packages missing from pyproject.toml: {sorted(found - listed)}"
+    )

@@ -8,7 +8,9 @@ knowledge), the built-in template generator for simulated studies (lexicon, temp
 
 Modules: ``_stimulus`` (Stimulus, GeneratedStimulus), ``_text`` (tokens, sentences),
 ``_lexicon`` (lexicon, content units, templates), ``_gates``, ``_factory`` (generation and
-admission), ``_spot_check``.
+admission), ``_spot_check``; for user files: ``_pairs`` (pair files with a field mapping ->
+Stimulus, defects by file and line) and ``_realtext`` (gates on any real text: content overlap,
+diff budget, and per-gate / first-failing counts).
 """
 
 from verdictpack.stimuli._factory import (

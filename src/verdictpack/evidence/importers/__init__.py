@@ -1,0 +1,20 @@
+"""verdictpack.evidence.importers: annotation-tool exports -> canonical judgments.
+
+One function per tool, each returning an :class:`~verdictpack.evidence._table.ImportResult`
+(the judgments, and every defect of the file with its place):
+
+- :func:`read_labelstudio` — Label Studio 1.x JSON export, ``pairwise`` or ``choices`` control;
+- :func:`read_argilla` — Argilla 2.x records exported to JSON/JSONL (responses, suggestions);
+- :func:`read_mturk` — Amazon Mechanical Turk batch results CSV.
+
+Each takes where the root id and the treatment's side live and a value map from the tool's
+answers to positions (``left`` = shown first, ``right``, ``tie``, ``invalid``); the order and
+choice of each judgment follow from the position and the treatment's side. Cancelled, discarded
+or rejected annotations become ``invalid`` judgments: counted, never dropped.
+"""
+
+from verdictpack.evidence.importers._argilla import read_argilla
+from verdictpack.evidence.importers._labelstudio import read_labelstudio
+from verdictpack.evidence.importers._mturk import read_mturk
+
+__all__ = ["read_argilla", "read_labelstudio", "read_mturk"]

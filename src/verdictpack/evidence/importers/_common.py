@@ -1,0 +1,195 @@
+"""Shared pieces of the annotation-tool importers: positions, sides, defect collection.
+
+Every importer reads a *position* (which side the rater preferred: ``left`` is the side shown
+first, ``right`` the side shown second, or ``tie`` / ``invalid``) and the side that held the
+treatment, and turns the pair into the canonical ``order`` and ``choice`` of a
+:class:`~verdictpack.evidence._table.Judgment`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+from verdictpack._errors import Defect, InputError
+from verdictpack.evidence._table import MAX_DEFECTS, cap_defects
+
+__all__ = [
+    "MAX_DEFECTS",
+    "POSITIONS",
+    "SIDES",
+    "Defects",
+    "at",
+    "check_sides",
+    "check_value_map",
+    "display_name",
+    "load_json_records",
+    "lookup",
+    "map_value",
+    "resolve",
+]
+
+SIDES = ("left", "right")
+POSITIONS = ("left", "right", "tie", "invalid")
+_DEFAULT_SIDE_MAP = {"left": "left", "right": "right"}
+
+
+def display_name(path: Path, display: str | None) -> str:
+    return display if display is not None else path.name
+
+
+def check_value_map(
+    name: str, value_map: Mapping[Any, str] | None, required: bool
+) -> dict[Any, str]:
+    """Validate a value map: keys as exported, values positions (left/right/tie/invalid)."""
+    if value_map is None:
+        if required:
+            raise InputError(name, "a mapping of exported values to left/right/tie/invalid", None)
+        return {}
+    if not isinstance(value_map, Mapping) or not value_map:
+        raise InputError(name, "a non-empty mapping of exported values", value_map)
+    for key, position in value_map.items():
+        if position not in POSITIONS:
+            raise InputError(f"{name}[{key!r}]", "one of left, right, tie, invalid", position)
+    return dict(value_map)
+
+
+def check_sides(
+    field: str | None, fixed: str | None, side_map: Mapping[str, str] | None, what: str
+) -> dict[str, str]:
+    """Exactly one of a side field/column and a fixed side; the side map goes to left/right."""
+    if (field is None) == (fixed is None):
+        raise InputError(
+            f"treatment_side_{what} / treatment_side",
+            f"exactly one of a {what} naming the treatment's side and a fixed side",
+            {"treatment_side_" + what: field, "treatment_side": fixed},
+        )
+    if fixed is not None and fixed not in SIDES:
+        raise InputError("treatment_side", "'left' or 'right'", fixed)
+    if side_map is None:
+        return dict(_DEFAULT_SIDE_MAP)
+    if not isinstance(side_map, Mapping) or not side_map:
+        raise InputError(
+            "side_map", "a non-empty mapping of exported values to left/right", side_map
+        )
+    for key, side in side_map.items():
+        if side not in SIDES:
+            raise InputError(f"side_map[{key!r}]", "'left' or 'right'", side)
+    return dict(side_map)
+
+
+def map_value(value_map: Mapping[Any, str], value: Any) -> str | None:
+    """The position for an exported value (tried as is, then as its string), or None."""
+    try:
+        if value in value_map:
+            return value_map[value]
+    except TypeError:  # unhashable (a list or an object): not a key
+        return None
+    if not isinstance(value, str) and str(value) in value_map:
+        return value_map[str(value)]
+    return None
+
+
+def resolve(position: str, treatment_side: str) -> tuple[str, str]:
+    """(order, choice) from the preferred position and the side holding the treatment."""
+    order = "treatment_first" if treatment_side == "left" else "null_first"
+    if position in SIDES:
+        return order, "treatment" if position == treatment_side else "null_partner"
+    return order, position
+
+
+class Defects:
+    """Collects the defects of one file; keeps the first MAX_DEFECTS and counts the rest."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self._kept: list[Defect] = []
+        self._more = 0
+
+    def add(self, where: str, received: Any, expected: str) -> None:
+        if len(self._kept) < MAX_DEFECTS:
+            self._kept.append(Defect(self.file, where, received, expected))
+        else:
+            self._more += 1
+
+    def __len__(self) -> int:
+        return len(self._kept) + self._more
+
+    def result(self) -> tuple[Defect, ...]:
+        """The kept defects, then (as :func:`cap_defects` words it) one counting the rest."""
+        if not self._more:
+            return tuple(self._kept)
+        # cap_defects on the kept ones plus one stand-in for each of the rest, built lazily
+        summary = cap_defects(_Padded(self._kept, self._more), self.file)[-1]
+        return (*self._kept, summary)
+
+
+class _Padded(Sequence[Defect]):
+    """The kept defects followed by ``more`` stand-ins, without building them."""
+
+    def __init__(self, kept: list[Defect], more: int) -> None:
+        self._kept = kept
+        self._more = more
+
+    def __len__(self) -> int:
+        return len(self._kept) + self._more
+
+    @overload
+    def __getitem__(self, index: int) -> Defect: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Defect]: ...
+    def __getitem__(self, index: int | slice) -> Defect | Sequence[Defect]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._kept[index] if index < len(self._kept) else self._kept[-1]
+
+
+def load_json_records(path: Path, defects: Defects) -> Iterator[tuple[str, Any]]:
+    """Records of a JSON list (places ``$[i]``) or of JSONL (places ``line N``), in file order.
+
+    A file that cannot be read or parsed, or a JSONL line that is not JSON, adds its defect when
+    reached, so the defects of a file stay in file order.
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        defects.add("(file)", str(exc), "a readable UTF-8 JSON or JSONL file")
+        return
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            defects.add(f"line {exc.lineno}", exc.msg, "valid JSON")
+            return
+        if not isinstance(data, list):
+            defects.add("$", type(data).__name__, "a JSON list of records")
+            return
+        for i, item in enumerate(data):
+            yield f"$[{i}]", item
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            defects.add(f"line {number}", line[:60], f"one JSON record per line ({exc.msg})")
+            continue
+        yield f"line {number}", record
+
+
+def at(base: str, suffix: str) -> str:
+    """A place inside a record: JSON path under ``$[i]``; a JSONL record stays ``line N``."""
+    return base + suffix if base.startswith("$") else base
+
+
+def lookup(record: Mapping[str, Any], spec: str) -> tuple[bool, Any]:
+    """Value at a dotted key (``"data.pair_id"``, ``"metadata.side"``); (found, value)."""
+    node: Any = record
+    for part in spec.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return False, None
+        node = node[part]
+    return True, node

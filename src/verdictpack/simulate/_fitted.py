@@ -1,0 +1,146 @@
+"""A fitted panel: the judges as the data show them, written as a panel config block.
+
+:func:`fitted_panel_block` turns :class:`verdictpack.core._estimates.PanelEstimates` into the
+``panel`` block the sizing, verdict and battery kinds take::
+
+    {"name": ..., "latent_correlation": ρ, "judges": [{"name", "role", "baseline_rate", "lean_h",
+     "noise", "position_bias", "cost_per_judgment"}, ...]}
+
+What is *estimated* from the data and what is a *planning assumption*:
+
+* ``baseline_rate`` — estimated: the counterbalanced preference rate (m_first + m_second)/2 when
+  the judge was seen in both orders (so unbalanced orders do not tilt it), else the pooled rate.
+  It is the rate *on this study's stimuli*, i.e. the rate at whatever effect this study carries;
+  calling it a "baseline" (no-effect rate) is a planning assumption. Clipped into
+  [``RATE_FLOOR``, 1 − ``RATE_FLOOR``] because a sheet's rate must lie strictly inside (0, 1).
+* ``position_bias`` — estimated: δ̂ = (m_first − m_second)/2 of the estimates. A character sheet
+  only carries a shift toward the item shown *first* (δ >= 0), so a negative δ̂ is written as 0,
+  and δ is capped so that p ± δ stays in [0, 1] and below 0.5.
+* ``latent_correlation`` — estimated: the mean tetrachoric ρ over informative judge pairs, clipped
+  into the range a panel of J judges can carry (ρ >= −1/(2J − 1), 1 + (J − 1)ρ > 0). When no pair
+  is informative, ``fallback_latent_correlation`` (a planning assumption, default 0) is used.
+* ``lean_h`` and ``noise`` — planning assumptions, not estimable from one study's preference data
+  (lean is the response to an effect the study does not vary; noise is confounded with the rate):
+  0 and 0 unless given per judge.
+* ``role`` and ``cost_per_judgment`` — given by the caller per judge (defaults ``"fitted judge"``
+  and 0.0; nothing is guessed from the data).
+
+The block is checked by building the :class:`~verdictpack.simulate._judges.Panel` it describes,
+so a block this function returns is always one the simulation accepts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from verdictpack._errors import InputError
+from verdictpack._validate import nonempty_str
+from verdictpack.core._estimates import PanelEstimates
+from verdictpack.simulate._judges import JudgeSheet, Panel
+
+__all__ = ["RATE_FLOOR", "fitted_panel_block"]
+
+RATE_FLOOR: Final[float] = 1e-3  # fitted rates are kept in [RATE_FLOOR, 1 - RATE_FLOOR]
+_MAX_BIAS: Final[float] = 0.499  # the panel block's position_bias must be < 0.5
+_RHO_MARGIN: Final[float] = 1e-9
+_DEFAULT_ROLE: Final[str] = "fitted judge"
+
+
+def _per_judge(name: str, table: Mapping[str, Any] | None, default: Any) -> Any:
+    if table is None:
+        return default
+    return table.get(name, default)
+
+
+def fitted_panel_block(
+    estimates: PanelEstimates,
+    name: str,
+    *,
+    judges: Sequence[str] | None = None,
+    roles: Mapping[str, str] | None = None,
+    costs: Mapping[str, float] | None = None,
+    lean_h: Mapping[str, float] | None = None,
+    noise: Mapping[str, float] | None = None,
+    fallback_latent_correlation: float = 0.0,
+) -> dict[str, Any]:
+    """The panel config block fitted from ``estimates`` (see the module docstring).
+
+    ``judges``: the rater names to include (default: every rater of the estimates that judged
+    at least once), in that order. ``roles``, ``costs``, ``lean_h``, ``noise``: per-judge values
+    by name (missing names take the defaults ``"fitted judge"``, 0, 0, 0). InputError for an
+    unknown judge name, a judge without judgments, or values a character sheet refuses.
+    """
+    if not isinstance(estimates, PanelEstimates):
+        raise InputError(
+            "estimates", "a PanelEstimates (core._estimates.estimate_panel)", estimates
+        )
+    nonempty_str("name", name)
+    index = {n: i for i, n in enumerate(estimates.names)}
+    if judges is None:
+        chosen = [n for n, r in zip(estimates.names, estimates.rates, strict=True) if r.n > 0]
+    else:
+        if isinstance(judges, str):
+            raise InputError("judges", "a sequence of judge names", judges)
+        chosen = list(judges)
+        unknown = [n for n in chosen if n not in index]
+        if unknown:
+            raise InputError("judges", f"names among {list(estimates.names)}", unknown)
+        if len(set(chosen)) != len(chosen):
+            raise InputError("judges", "distinct judge names", chosen)
+    if not chosen:
+        raise InputError("judges", "at least one judge with judgments", [])
+    sheets = []
+    for judge in chosen:
+        i = index[judge]
+        rate = estimates.rates[i]
+        bias = estimates.position_biases[i]
+        if rate.rate is None:
+            raise InputError("judges", "judges with at least one judgment", judge)
+        if bias.rate_first is not None and bias.rate_second is not None:
+            p = 0.5 * (bias.rate_first + bias.rate_second)
+        else:
+            p = rate.rate
+        p = min(max(p, RATE_FLOOR), 1.0 - RATE_FLOOR)
+        delta = max(0.0, bias.bias or 0.0)
+        delta = min(delta, p, 1.0 - p, _MAX_BIAS)
+        sheets.append(
+            JudgeSheet(
+                name=judge,
+                role=_per_judge(judge, roles, _DEFAULT_ROLE),
+                baseline_rate=p,
+                lean_h=_per_judge(judge, lean_h, 0.0),
+                noise=_per_judge(judge, noise, 0.0),
+                position_bias=delta,
+                cost_per_judgment=_per_judge(judge, costs, 0.0),
+            )
+        )
+    rho = estimates.latent.rho
+    if rho is None:
+        rho = fallback_latent_correlation
+    n = len(sheets)
+    if n >= 2:
+        low = -1.0 / (2 * n - 1) + _RHO_MARGIN
+        rho = min(max(float(rho), low), 1.0)
+    else:
+        rho = min(max(float(rho), -1.0), 1.0)
+    if not math.isfinite(rho):
+        raise InputError("fallback_latent_correlation", "a number in [-1, 1]", rho)
+    panel = Panel(tuple(sheets), rho)  # refuses anything the simulation could not carry
+    return {
+        "name": name,
+        "latent_correlation": panel.latent_correlation,
+        "judges": [
+            {
+                "name": s.name,
+                "role": s.role,
+                "baseline_rate": s.baseline_rate,
+                "lean_h": s.lean_h,
+                "noise": s.noise,
+                "position_bias": s.position_bias,
+                "cost_per_judgment": s.cost_per_judgment,
+            }
+            for s in panel.judges
+        ],
+    }

@@ -1,0 +1,301 @@
+"""User stimulus files: a JSONL or CSV of pairs read into :class:`Stimulus` objects.
+
+:func:`read_pairs` reads one file of pairs through a field *mapping* from the roles of a stimulus
+to the file's columns (CSV header names or JSONL keys)::
+
+    {"id": "pair_id", "source": "article", "treatment": "text_a", "null_partner": "text_b",
+     "metadata": ["topic", "annotator"]}
+
+``id``, ``treatment`` and ``null_partner`` are required; ``source`` is optional (absent or None:
+the stimuli have no source passage); ``metadata`` lists columns copied into each stimulus's
+metadata under their own names (default none). The format follows the file name: ``.jsonl``
+(one JSON object per line; blank lines are skipped) or ``.csv`` (a header line, then records;
+UTF-8, a leading byte-order mark is ignored; quoted fields may span lines).
+
+Nothing is dropped silently. Every defect of the file is collected (up to :data:`MAX_DEFECTS`,
+then one defect counting the rest) as a :class:`~verdictpack._errors.Defect` whose path is
+``line N`` -- the 1-based physical line where the record starts:
+
+* a mapped column absent from the file is named once, against the header (``line 1`` of a CSV;
+  for JSONL, at the first record, when no record has that key) -- not once per row;
+* a record that cannot be read (JSONL: not valid JSON or not an object; CSV: a field count that
+  differs from the header's) or that lacks a mapped key (JSONL);
+* an id that is missing, empty, or not a string or integer (integers are read as their decimal
+  text); a duplicate id (every later record with it is refused, naming the first one's line,
+  even when the first record was refused for another defect);
+* a treatment, null-partner or mapped source text that is missing, not a string, or empty (white
+  space only).
+
+A file that cannot be read at all gives one defect with path ``(file)``. A record with any defect
+gives no stimulus; every other record gives one, in file order. The
+mapping itself is an API argument: a malformed mapping raises
+:class:`~verdictpack._errors.InputError` naming ``mapping``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from verdictpack._errors import MISSING, Defect, InputError
+from verdictpack._validate import nonempty_str
+from verdictpack.stimuli._stimulus import Stimulus
+
+__all__ = ["MAX_DEFECTS", "PAIR_FIELDS", "PairsResult", "read_pairs"]
+
+# the most defects reported one by one; the rest are counted in one closing defect
+MAX_DEFECTS = 50
+
+# the roles of a mapping: the three required text/id fields, then the optional ones
+PAIR_FIELDS = ("id", "source", "treatment", "null_partner", "metadata")
+_REQUIRED = ("id", "treatment", "null_partner")
+_TEXT_ROLES = ("source", "treatment", "null_partner")
+
+
+class PairsResult(NamedTuple):
+    """What :func:`read_pairs` returns: the stimuli read and the defects found (both in order)."""
+
+    stimuli: tuple[Stimulus, ...]
+    defects: tuple[Defect, ...]
+
+
+class _Mapping(NamedTuple):
+    id: str
+    source: str | None
+    treatment: str
+    null_partner: str
+    metadata: tuple[str, ...]
+
+    def columns(self) -> tuple[tuple[str, str], ...]:
+        """(role, column) for every mapped column, roles in :data:`PAIR_FIELDS` order."""
+        out = [("id", self.id)]
+        if self.source is not None:
+            out.append(("source", self.source))
+        out += [("treatment", self.treatment), ("null_partner", self.null_partner)]
+        out += [("metadata", m) for m in self.metadata]
+        return tuple(out)
+
+
+def _check_mapping(mapping: Any) -> _Mapping:
+    if not isinstance(mapping, Mapping):
+        raise InputError("mapping", "a mapping of roles to column names", type(mapping).__name__)
+    unknown = sorted(str(k) for k in mapping if k not in PAIR_FIELDS)
+    if unknown:
+        raise InputError("mapping", f"keys among {list(PAIR_FIELDS)}", unknown)
+    for role in _REQUIRED:
+        if role not in mapping:
+            raise InputError("mapping", f"a column name for '{role}'", dict(mapping))
+        nonempty_str(f"mapping.{role}", mapping[role])
+    source = mapping.get("source")
+    if source is not None:
+        nonempty_str("mapping.source", source)
+    meta = mapping.get("metadata", ())
+    if meta is None:
+        meta = ()
+    if isinstance(meta, str) or not isinstance(meta, Sequence):
+        raise InputError("mapping.metadata", "a list of column names", meta)
+    for m in meta:
+        nonempty_str("mapping.metadata", m, "a list of non-empty column names")
+    result = _Mapping(
+        mapping["id"], source, mapping["treatment"], mapping["null_partner"], tuple(meta)
+    )
+    cols = [c for _, c in result.columns()]
+    repeated = sorted({c for c in cols if cols.count(c) > 1})
+    if repeated:
+        raise InputError("mapping", "each column mapped to one role only", repeated)
+    return result
+
+
+class _Collector:
+    """Defects of one file, in line order, capped at MAX_DEFECTS with a count of the rest."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.items: list[tuple[int, Defect]] = []
+
+    def add(self, line: int, received: Any, expected: str) -> None:
+        self.items.append((line, Defect(self.file, f"line {line}", received, expected)))
+
+    def result(self) -> tuple[Defect, ...]:
+        ordered = [d for _, d in sorted(self.items, key=lambda item: item[0])]
+        more = len(ordered) - MAX_DEFECTS
+        if more <= 0:
+            return tuple(ordered)
+        tail = Defect(
+            self.file,
+            "(more)",
+            more,
+            f"no further defects (the first {MAX_DEFECTS} are listed; {more} more not shown)",
+        )
+        return (*ordered[:MAX_DEFECTS], tail)
+
+
+_Records = tuple[list[tuple[int, dict[str, Any]]], set[str]]
+
+
+def _records_jsonl(text: str, mapping: _Mapping, out: _Collector) -> _Records:
+    """(line, record) of every readable JSONL object, and the mapped keys in no record."""
+    records: list[tuple[int, dict[str, Any]]] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            out.add(n, line.strip(), f"a JSON object ({exc.msg})")
+            continue
+        if not isinstance(value, dict):
+            out.add(n, value, "a JSON object")
+            continue
+        records.append((n, value))
+    absent: set[str] = set()
+    if records:
+        seen: set[str] = set()
+        for _, rec in records:
+            seen.update(rec)
+        first = records[0][0]
+        for role, col in mapping.columns():
+            if col not in seen:
+                absent.add(col)
+                out.add(
+                    first,
+                    col,
+                    f"a key present in the file for mapping '{role}' "
+                    f"(keys in the file: {', '.join(sorted(seen))})",
+                )
+    return records, absent
+
+
+def _records_csv(text: str, mapping: _Mapping, out: _Collector) -> _Records:
+    """(line, record) of every CSV record whose field count matches the header, and the
+    mapped columns not in the header."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    records: list[tuple[int, dict[str, Any]]] = []
+    start = 1
+    header: list[str] | None = None
+    absent: set[str] = set()
+    try:
+        for row in reader:
+            line, start = start, reader.line_num + 1
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            if header is None:
+                header = row
+                repeated = sorted({c for c in row if row.count(c) > 1})
+                if repeated:
+                    out.add(line, repeated, "column names that appear once")
+                for role, col in mapping.columns():
+                    if col not in row:
+                        absent.add(col)
+                        out.add(
+                            line,
+                            col,
+                            f"a column of the header for mapping '{role}' "
+                            f"(header: {', '.join(row)})",
+                        )
+                continue
+            if len(row) != len(header):
+                out.add(line, len(row), f"{len(header)} fields, as in the header")
+                continue
+            records.append((line, dict(zip(header, row, strict=True))))
+    except csv.Error as exc:
+        out.add(reader.line_num, str(exc), "a well-formed CSV record")
+    if header is None:
+        out.add(1, "(empty file)", "a header line naming the columns")
+    return records, absent
+
+
+def _read_text(path: Path, out: _Collector) -> str | None:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        # before any line: sorts first
+        out.items.append(
+            (0, Defect(out.file, "(file)", exc.strerror or str(exc), "a readable file"))
+        )
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        out.add(line, repr(data[exc.start : exc.end]), "UTF-8 text")
+        return None
+
+
+def read_pairs(
+    path: Path | str, mapping: Mapping[str, Any], display: str | None = None
+) -> PairsResult:
+    """Read a JSONL or CSV file of pairs into stimuli, collecting every defect (module docstring).
+
+    ``display`` is the file's name in defects (default: ``path`` as given). Returns
+    ``PairsResult(stimuli, defects)``, a named 2-tuple; the stimuli are those of the records
+    without defects, in file order.
+    """
+    if not isinstance(path, (str, Path)):
+        raise InputError("path", "a path", type(path).__name__)
+    path = Path(path)
+    if display is not None:
+        nonempty_str("display", display)
+    m = _check_mapping(mapping)
+    out = _Collector(display if display is not None else str(path))
+    suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".csv"):
+        raise InputError("path", "a file named *.jsonl or *.csv", str(path))
+    text = _read_text(path, out)
+    if text is None:
+        return PairsResult((), out.result())
+    read = _records_jsonl if suffix == ".jsonl" else _records_csv
+    records, absent = read(text, m, out)
+    stimuli: list[Stimulus] = []
+    first_line: dict[str, int] = {}
+    if not records and not out.items:
+        expected = "a record after the header" if suffix == ".csv" else "at least one JSON object"
+        out.add(1, "(no records)", expected)
+    for line, rec in records:
+        where = line
+        # a column absent from the whole file was named once; its records give no stimulus
+        ok = not absent
+        for role, col in m.columns():
+            if col not in rec and col not in absent:
+                out.add(where, MISSING, f"a value for '{col}' (mapping '{role}')")
+                ok = False
+        raw_id = rec.get(m.id, MISSING)
+        if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+            raw_id = str(raw_id)
+        if raw_id is MISSING:
+            pass
+        elif not isinstance(raw_id, str) or not raw_id.strip():
+            out.add(where, raw_id, f"a non-empty id in '{m.id}' (a string or an integer)")
+            ok = False
+        elif raw_id in first_line:
+            out.add(where, raw_id, f"a unique id (first used at line {first_line[raw_id]})")
+            ok = False
+        else:
+            first_line[raw_id] = line
+        texts: dict[str, str | None] = {"source": None}
+        for role in _TEXT_ROLES:
+            col = getattr(m, role)
+            if col is None or col not in rec:
+                continue
+            value = rec[col]
+            if not isinstance(value, str) or not value.strip():
+                out.add(where, value, f"a non-empty text in '{col}' (mapping '{role}')")
+                ok = False
+            else:
+                texts[role] = value
+        if not ok:
+            continue
+        stimuli.append(
+            Stimulus(
+                id=raw_id,
+                source=texts["source"],
+                treatment=str(texts["treatment"]),
+                null_partner=str(texts["null_partner"]),
+                metadata={col: rec[col] for col in m.metadata},
+            )
+        )
+    return PairsResult(tuple(stimuli), out.result())

@@ -1,0 +1,268 @@
+"""Tests of core._estimates: rates, position bias, pairwise κ, latent correlation, reader audit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from verdictpack._errors import InputError
+from verdictpack.core._agreement import cohens_kappa
+from verdictpack.core._estimates import (
+    bivariate_normal_cdf,
+    estimate_panel,
+    latent_correlation,
+    pairwise_kappa,
+    position_bias,
+    rater_rates,
+    reader_audit_from_readings,
+)
+from verdictpack.simulate._judges import JudgeSheet, Panel, null_scenario, simulate_choices
+
+
+def _long(model: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(n_roots, J, 2) choices -> long arrays root, rater, order, value."""
+    n, j, _ = model.shape
+    root = np.repeat(np.arange(n), 2 * j)
+    rater = np.tile(np.repeat(np.arange(j), 2), n)
+    order = np.tile([0, 1], n * j)
+    return root, rater, order, model.reshape(-1).astype(float)
+
+
+def _panel(rho: float, biases: tuple[float, ...] = (0.0, 0.0, 0.0)) -> Panel:
+    rates = (0.6, 0.4, 0.5)
+    sheets = tuple(
+        JudgeSheet(f"j{i}", "judge", rates[i], 0.0, 0.0, biases[i]) for i in range(len(biases))
+    )
+    return Panel(sheets, rho)
+
+
+# --- rates -------------------------------------------------------------------------------------
+
+
+def test_rate_interval_is_clopper_pearson_without_ties() -> None:
+    value = np.array([1, 1, 0, 1, 0, 0, 0, 1, 1, 1], dtype=float)
+    n = value.size
+    out = rater_rates(np.arange(n), np.zeros(n, int), np.zeros(n, int), value)
+    (r,) = out
+    ref = stats.binomtest(6, 10).proportion_ci(0.95, method="exact")
+    assert r.n == 10 and r.n_ties == 0 and r.rate == pytest.approx(0.6)
+    assert r.ci_low == pytest.approx(ref.low, abs=1e-12)
+    assert r.ci_high == pytest.approx(ref.high, abs=1e-12)
+
+
+def test_rate_interval_brackets_ties_conservatively() -> None:
+    value = np.array([1, 0.5, 0.5, 0, 1, 0.5], dtype=float)
+    n = value.size
+    (r,) = rater_rates(np.arange(n), np.zeros(n, int), np.zeros(n, int), value)
+    low = stats.binomtest(2, 6).proportion_ci(0.95, method="exact").low
+    high = stats.binomtest(5, 6).proportion_ci(0.95, method="exact").high
+    assert r.n_ties == 3 and r.rate == pytest.approx(3.5 / 6)
+    assert r.ci_low == pytest.approx(low) and r.ci_high == pytest.approx(high)
+
+
+def test_rate_interval_coverage_with_ties_is_at_least_nominal() -> None:
+    rng = np.random.default_rng(7)
+    n, reps, hits = 40, 400, 0
+    probs = np.array([0.3, 0.3, 0.4])  # values 0, 0.5, 1 -> mean 0.55
+    for _ in range(reps):
+        value = rng.choice([0.0, 0.5, 1.0], size=n, p=probs)
+        (r,) = rater_rates(np.arange(n), np.zeros(n, int), np.zeros(n, int), value)
+        assert r.ci_low is not None and r.ci_high is not None
+        hits += r.ci_low <= 0.55 <= r.ci_high
+    assert hits / reps >= 0.95
+
+
+def test_rater_without_rows_is_reported_empty() -> None:
+    out = rater_rates([0, 1], [0, 0], [0, 1], [1.0, 0.0], n_raters=2)
+    assert out[1].n == 0 and out[1].rate is None
+
+
+# --- position bias ------------------------------------------------------------------------------
+
+
+def test_position_bias_exact_case() -> None:
+    # order 0: 3 of 4 prefer; order 1: 1 of 4 -> δ = (0.75 - 0.25)/2 = 0.25
+    order = np.array([0, 0, 0, 0, 1, 1, 1, 1, 2])
+    value = np.array([1, 1, 1, 0, 1, 0, 0, 0, 1], dtype=float)
+    root = np.arange(9)
+    (b,) = position_bias(root, np.zeros(9, int), order, value)
+    assert b.bias == pytest.approx(0.25)
+    assert b.n_first == 4 and b.n_second == 4
+    assert b.ci_low is not None and b.ci_high is not None
+    assert b.ci_low < 0.25 < b.ci_high
+
+
+def test_position_bias_missing_order_is_none() -> None:
+    (b,) = position_bias([0, 1], [0, 0], [0, 2], [1.0, 0.0])
+    assert b.bias is None and b.ci_low is None and b.rate_first == 1.0
+
+
+def test_position_bias_recovered_from_simulated_judges() -> None:
+    panel = _panel(0.0, (0.1, 0.0, 0.05))
+    model, _ = simulate_choices(panel, null_scenario(), 0.5, 1, 4000, np.random.default_rng(11))
+    out = position_bias(*_long(model))
+    for sheet, est in zip(panel.judges, out, strict=True):
+        assert est.ci_low is not None and est.ci_high is not None
+        assert est.ci_low <= sheet.position_bias <= est.ci_high
+
+
+# --- pairwise kappa -----------------------------------------------------------------------------
+
+
+def test_pairwise_kappa_matches_cohens_kappa_on_shared_keys() -> None:
+    # rater 0 on roots 0..5 order 0; rater 1 on roots 0..5 order 0 plus an unmatched row
+    a = [1, 0, 1, 1, 0, 0.5]
+    b = [1, 0, 0, 1, 0, 0.5]
+    root = list(range(6)) + list(range(6)) + [0]
+    rater = [0] * 6 + [1] * 6 + [1]
+    order = [0] * 12 + [1]
+    value = a + b + [1.0]
+    (pk,) = pairwise_kappa(root, rater, order, value)
+    ref = cohens_kappa(a, b, categories=[0.0, 0.5, 1.0])
+    assert pk.n_shared == 6 and pk.kappa is not None
+    assert pk.kappa.kappa == pytest.approx(ref.kappa)
+    assert pk.kappa.ci_low == pytest.approx(ref.ci_low)
+
+
+def test_pairwise_kappa_matches_on_trial() -> None:
+    root = [0, 0, 1, 1, 0, 0, 1, 1]
+    rater = [0, 0, 0, 0, 1, 1, 1, 1]
+    order = [0] * 8
+    trial = [0, 1, 0, 1, 0, 1, 0, 1]
+    value = [1, 0, 1, 0, 1, 0, 1, 0]
+    (pk,) = pairwise_kappa(root, rater, order, value, trial=trial)
+    assert pk.n_shared == 4 and pk.kappa is not None and pk.kappa.kappa == pytest.approx(1.0)
+
+
+def test_pairwise_kappa_undefined_is_none() -> None:
+    (pk,) = pairwise_kappa([0, 1, 0, 1], [0, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1])
+    assert pk.kappa is None and pk.n_shared == 2
+
+
+# --- latent correlation -------------------------------------------------------------------------
+
+
+def test_bivariate_normal_cdf_against_scipy() -> None:
+    for a, b, r in ((0.3, -0.2, 0.5), (-1.0, 0.4, -0.7), (0.0, 0.0, 0.9)):
+        ref = stats.multivariate_normal([0, 0], [[1, r], [r, 1]]).cdf([a, b])
+        assert bivariate_normal_cdf(a, b, r) == pytest.approx(ref, abs=1e-6)
+    assert bivariate_normal_cdf(0.0, 0.0, 0.0) == pytest.approx(0.25)
+    assert bivariate_normal_cdf(0.2, 0.5, 1.0) == pytest.approx(stats.norm.cdf(0.2))
+
+
+def test_perfect_agreement_gives_rho_near_one() -> None:
+    rng = np.random.default_rng(3)
+    y = (rng.random(500) < 0.4).astype(float)
+    n = y.size
+    root = np.concatenate([np.arange(n), np.arange(n)])
+    rater = np.repeat([0, 1], n)
+    order = np.zeros(2 * n, int)
+    lc = latent_correlation(root, rater, order, np.concatenate([y, y]))
+    assert lc.rho is not None and lc.rho > 0.999
+    assert lc.effective_size == pytest.approx(2 / (1 + lc.rho))
+
+
+def test_independent_judges_give_rho_near_zero() -> None:
+    panel = _panel(0.0)
+    n = 3000
+    model, _ = simulate_choices(panel, null_scenario(), 0.5, 1, n, np.random.default_rng(5))
+    lc = latent_correlation(*_long(model))
+    # SE of a tetrachoric ρ at ρ = 0 is about √(p(1-p)q(1-q)) / (n φ(z_p) φ(z_q)) per order;
+    # ≈ 1.6/√(2n) here; the mean over 3 pairs has SE ≤ that
+    se = 1.6 / math.sqrt(2 * n)
+    assert lc.rho is not None and abs(lc.rho) < 3 * se
+    assert len(lc.pairs) == 3 and lc.n_raters == 3
+
+
+@pytest.mark.parametrize("rho", [0.3, 0.7])
+def test_known_rho_recovered_within_three_mc_se(rho: float) -> None:
+    panel = _panel(rho, (0.15, 0.0, 0.2))  # position bias must not leak into ρ
+    rng = np.random.default_rng(20260 + int(rho * 10))
+    estimates = []
+    for _ in range(8):
+        model, _ = simulate_choices(panel, null_scenario(), 0.5, 1, 1500, rng)
+        lc = latent_correlation(*_long(model))
+        assert lc.rho is not None
+        estimates.append(lc.rho)
+    arr = np.array(estimates)
+    mc_se = arr.std(ddof=1) / math.sqrt(arr.size)
+    assert abs(arr.mean() - rho) < 3 * mc_se + 1e-3
+
+
+def test_constant_rater_makes_pair_uninformative() -> None:
+    lc = latent_correlation([0, 1, 2, 0, 1, 2], [0, 0, 0, 1, 1, 1], [0] * 6, [1, 1, 1, 1, 0, 1])
+    assert lc.rho is None and lc.effective_size is None
+
+
+def test_ties_leave_the_tetrachoric_pair() -> None:
+    root = [0, 1, 2, 3, 0, 1, 2, 3]
+    rater = [0, 0, 0, 0, 1, 1, 1, 1]
+    value = [1, 0, 0.5, 1, 1, 0, 1, 0.5]
+    lc = latent_correlation(root, rater, [0] * 8, value)
+    assert lc.pairs[0].n_binary == 2
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "word"),
+    [
+        ({"order": [0, 3]}, "order[1]"),
+        ({"value": [0.0, 1.5]}, "value[1]"),
+        ({"value": [0.0, math.nan]}, "value[1]"),
+        ({"rater": [0, -1]}, "rater[1]"),
+        ({"root": [0]}, "rater"),
+        ({"root": [0, 0], "order": [1, 1]}, "at most once"),
+    ],
+)
+def test_bad_rows_are_refused(kwargs: dict[str, object], word: str) -> None:
+    args: dict[str, object] = {"root": [0, 1], "rater": [0, 0], "order": [0, 1], "value": [1, 0]}
+    args.update(kwargs)
+    with pytest.raises(InputError, match=word.replace("[", r"\[").replace("]", r"\]")):
+        rater_rates(args["root"], args["rater"], args["order"], args["value"])
+
+
+def test_estimate_panel_bundles_everything() -> None:
+    panel = _panel(0.4, (0.05, 0.0, 0.1))
+    model, _ = simulate_choices(panel, null_scenario(), 0.5, 1, 800, np.random.default_rng(9))
+    est = estimate_panel(*_long(model), names=["j0", "j1", "j2"])
+    assert est.names == ("j0", "j1", "j2")
+    assert len(est.rates) == 3 and len(est.kappas) == 3 and est.latent.rho is not None
+    with pytest.raises(InputError, match="distinct"):
+        estimate_panel(*_long(model), names=["a", "a", "b"])
+    with pytest.raises(InputError, match="n_raters"):
+        estimate_panel(*_long(model), names=["a", "b"])
+
+
+# --- reader audit -------------------------------------------------------------------------------
+
+
+def test_reader_audit_kappa_from_double_readings() -> None:
+    a = ["x", "y", "x", "z", "y", "x"]
+    b = ["x", "y", "y", "z", "y", "z"]
+    root, reader, cat = [], [], []
+    for i, (ca, cb) in enumerate(zip(a, b, strict=True)):
+        # reader ids rotate, and rows arrive out of order: reader A is the id that sorts first
+        first, second = ("r1", "r2") if i % 2 else ("r0", "r3")
+        root += [f"s{i}", f"s{i}"]
+        reader += [second, first]
+        cat += [cb, ca]
+    k = reader_audit_from_readings(root, reader, cat)
+    ref = cohens_kappa(a, b)
+    assert k.kappa == pytest.approx(ref.kappa) and k.ci_high == pytest.approx(ref.ci_high)
+    assert k.n == 6
+
+
+def test_reader_audit_requires_exactly_two_readings() -> None:
+    with pytest.raises(InputError, match="root 's1'"):
+        reader_audit_from_readings(["s0", "s0", "s1"], ["a", "b", "a"], [1, 1, 0])
+    with pytest.raises(InputError, match="root 's0'"):
+        reader_audit_from_readings(
+            ["s0", "s0", "s0", "s1", "s1"], ["a", "b", "c", "a", "b"], [1, 1, 0, 0, 0]
+        )
+    with pytest.raises(InputError, match="different readers"):
+        reader_audit_from_readings(["s0", "s0", "s1", "s1"], ["a", "a", "a", "b"], [1, 1, 0, 0])

@@ -1,0 +1,286 @@
+"""Importers of Label Studio, Argilla and MTurk exports (fixtures in tests/evidence/data/)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from verdictpack._errors import InputError
+from verdictpack.evidence._table import Judgment, Origin
+from verdictpack.evidence.importers import read_argilla, read_labelstudio, read_mturk
+
+DATA = Path(__file__).parent / "data"
+
+
+def bare(judgments: tuple[Judgment, ...]) -> list[tuple[object, ...]]:
+    """The output columns of each judgment, origin left out."""
+    return [
+        (j.root_id, j.rater_id, j.rater_kind, j.order, j.choice, j.trial, j.raw, j.timestamp)
+        for j in judgments
+    ]
+
+
+def places(result: object) -> list[str]:
+    return [d.path for d in result.defects]  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- Label Studio
+
+
+def test_labelstudio_pairwise_good_tasks() -> None:
+    result = read_labelstudio(
+        DATA / "labelstudio_pairwise.json",
+        root_field="pair_id",
+        treatment_side_field="tside",
+        control="pref",
+    )
+    assert result.defects == ()
+    ts = "2024-05-01T10:0{}:00.000000Z"
+    assert bare(result.judgments) == [
+        ("root-1", "3", "human", "treatment_first", "treatment", 0, "left", ts.format(0)),
+        ("root-1", "5", "human", "treatment_first", "null_partner", 0, "right", ts.format(5)),
+        (
+            "root-2",
+            "3",
+            "human",
+            "null_first",
+            "treatment",
+            0,
+            "right",
+            "2024-05-01T10:10:00.000000Z",
+        ),
+        (
+            "root-2",
+            "5",
+            "human",
+            "null_first",
+            "invalid",
+            0,
+            "was_cancelled",
+            "2024-05-01T10:12:00.000000Z",
+        ),
+    ]
+    assert result.judgments[1].origin == Origin("labelstudio_pairwise.json", "$[0].annotations[1]")
+
+
+def test_labelstudio_choices_fixed_side_and_model_raters() -> None:
+    result = read_labelstudio(
+        DATA / "labelstudio_choices.json",
+        root_field="pair_id",
+        treatment_side="right",
+        control="label",
+        value_map={"A is better": "left", "B is better": "right", "Tie": "tie"},
+        rater_kind="model",
+        display="ls.json",
+    )
+    assert result.defects == ()
+    assert [
+        (j.root_id, j.rater_id, j.rater_kind, j.order, j.choice, j.raw) for j in result.judgments
+    ] == [
+        ("7", "2", "model", "null_first", "null_partner", "A is better"),
+        ("7", "4", "model", "null_first", "tie", "Tie"),
+    ]
+    assert result.judgments[0].origin == Origin("ls.json", "$[0].annotations[0]")
+
+
+def test_labelstudio_malformed_tasks_all_refused_with_place() -> None:
+    result = read_labelstudio(
+        DATA / "labelstudio_bad.json",
+        root_field="pair_id",
+        treatment_side_field="tside",
+        control="pref",
+    )
+    assert places(result) == [
+        "$[0].data.pair_id",
+        "$[1].data.tside",
+        "$[2].annotations[0].result[0].value.selected",
+        "$[2].annotations[1].completed_by",
+        "$[2].annotations[2].result",
+        "$[3]",
+    ]
+    assert bare(result.judgments) == [
+        ("root-3", "2", "human", "treatment_first", "null_partner", 0, "right", None)
+    ]
+    message = result.defects[1].message()
+    assert message.startswith('labelstudio_bad.json: $[1].data.tside: received "middle"; expected')
+
+
+def test_labelstudio_broken_json_is_one_defect_with_line(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text('[\n  {"id": 1,\n   "data": }\n]\n', encoding="utf-8")
+    result = read_labelstudio(path, root_field="r", treatment_side="left", control="pref")
+    assert result.judgments == ()
+    assert places(result) == ["line 3"]
+
+
+# ---------------------------------------------------------------- Argilla
+
+ARGILLA = {
+    "question": "preference",
+    "root_key": "metadata.pair_id",
+    "treatment_side_key": "metadata.treatment_side",
+    "side_map": {"a": "left", "b": "right"},
+    "value_map": {"A": "left", "B": "right", "Tie": "tie"},
+    "include_suggestions": True,
+}
+ARGILLA_EXPECTED = [
+    ("root-1", "u-111", "human", "treatment_first", "treatment", 0, "A", None),
+    ("root-1", "u-222", "human", "treatment_first", "null_partner", 0, "B", None),
+    ("root-1", "u-333", "human", "treatment_first", "invalid", 0, "discarded", None),
+    ("root-1", "judge-gpt", "model", "treatment_first", "null_partner", 0, "B", None),
+    ("root-2", "u-111", "human", "null_first", "tie", 0, "Tie", None),
+    ("root-2", "judge-gpt", "model", "null_first", "treatment", 0, "B", None),
+]
+
+
+@pytest.mark.parametrize("name", ["argilla_records.json", "argilla_records.jsonl"])
+def test_argilla_records_json_and_jsonl(name: str) -> None:
+    result = read_argilla(DATA / name, **ARGILLA)  # type: ignore[arg-type]
+    assert result.defects == ()
+    assert bare(result.judgments) == ARGILLA_EXPECTED
+    where = "$[0].responses.preference[1]" if name.endswith(".json") else "line 1"
+    assert result.judgments[1].origin == Origin(name, where)
+
+
+def test_argilla_without_suggestions_only_humans() -> None:
+    options = {**ARGILLA, "include_suggestions": False}
+    result = read_argilla(DATA / "argilla_records.json", **options)  # type: ignore[arg-type]
+    assert {j.rater_kind for j in result.judgments} == {"human"}
+    assert len(result.judgments) == 4
+
+
+def test_argilla_malformed_records_json_paths() -> None:
+    result = read_argilla(DATA / "argilla_bad.json", **ARGILLA)  # type: ignore[arg-type]
+    assert places(result) == [
+        "$[0].metadata.pair_id",
+        "$[1].responses.preference[0].value",
+        "$[1].responses.preference[1].user_id",
+        "$[1].responses.preference[2].status",
+        "$[1].suggestions.preference.agent",
+        "$[2].metadata.treatment_side",
+    ]
+    assert result.judgments == ()
+
+
+def test_argilla_malformed_jsonl_lines() -> None:
+    result = read_argilla(DATA / "argilla_bad.jsonl", **ARGILLA)  # type: ignore[arg-type]
+    assert places(result) == ["line 1"] + ["line 2"] * 4 + ["line 3", "line 4"]
+
+
+# ---------------------------------------------------------------- MTurk
+
+MTURK = {
+    "root_column": "pair_id",
+    "treatment_side_column": "Input.tside",
+    "side_map": {"A": "left", "B": "right"},
+    "answer_column": "pref",
+    "value_map": {"A": "left", "B": "right", "same": "tie"},
+}
+
+
+def test_mturk_batch_results() -> None:
+    result = read_mturk(DATA / "mturk_batch.csv", **MTURK)  # type: ignore[arg-type]
+    assert result.defects == ()
+    ts = "Tue Jan 02 10:0{} PST 2024"
+    assert bare(result.judgments) == [
+        ("root-1", "A1WORKER", "human", "treatment_first", "treatment", 0, "A", ts.format("0:00")),
+        (
+            "root-1",
+            "A2WORKER",
+            "human",
+            "treatment_first",
+            "null_partner",
+            0,
+            "B",
+            ts.format("1:00"),
+        ),
+        ("root-2", "A1WORKER", "human", "null_first", "invalid", 0, "A", ts.format("3:00")),
+        ("root-2", "A3WORKER", "human", "null_first", "tie", 0, "same", ts.format("4:00")),
+    ]
+    # a row with a quoted newline starts on line 4 and the next one on line 6
+    assert [j.origin.where for j in result.judgments if j.origin] == [
+        "line 2",
+        "line 3",
+        "line 4",
+        "line 6",
+    ]
+
+
+def test_mturk_malformed_rows_refused_with_physical_line() -> None:
+    result = read_mturk(DATA / "mturk_bad.csv", **MTURK)  # type: ignore[arg-type]
+    assert places(result) == ["line 2", "line 3", "line 4", "line 4", "line 5", "line 8"]
+    assert [j.origin.where for j in result.judgments if j.origin] == ["line 6"]
+    assert "AssignmentStatus" in result.defects[2].expected
+    assert "Input.tside" in result.defects[3].expected
+
+
+def test_mturk_missing_columns_refused_on_header(tmp_path: Path) -> None:
+    path = tmp_path / "batch.csv"
+    path.write_text("HITId,WorkerId,Answer.pref\nH1,W1,A\n", encoding="utf-8")
+    result = read_mturk(path, **MTURK)  # type: ignore[arg-type]
+    assert result.judgments == ()
+    assert places(result) == ["line 1"]
+    assert "Input.pair_id" in result.defects[0].received
+
+
+def test_defects_capped_with_count_of_the_rest(tmp_path: Path) -> None:
+    with (DATA / "mturk_batch.csv").open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    answer = rows[0].index("Answer.pref")
+    bad = [list(rows[1]) for _ in range(60)]
+    for row in bad:
+        row[answer] = "??"
+    path = tmp_path / "big.csv"
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows([rows[0], *bad])
+    result = read_mturk(path, **MTURK)  # type: ignore[arg-type]
+    assert len(result.defects) == 51
+    assert result.defects[49].path == "line 51"
+    assert result.defects[50].path == "(more)"
+    assert "10 more" in str(result.defects[50].received)
+
+
+# ---------------------------------------------------------------- importer arguments
+
+
+def test_arguments_refused() -> None:
+    path = DATA / "mturk_batch.csv"
+    with pytest.raises(InputError, match="treatment_side"):
+        read_mturk(path, root_column="a", answer_column="b", value_map={"A": "left"})
+    with pytest.raises(InputError, match="treatment_side"):
+        read_mturk(
+            path,
+            root_column="a",
+            answer_column="b",
+            value_map={"A": "left"},
+            treatment_side_column="s",
+            treatment_side="left",
+        )
+    with pytest.raises(InputError, match="value_map"):
+        read_mturk(
+            path,
+            root_column="a",
+            answer_column="b",
+            value_map={"A": "treatment"},
+            treatment_side="left",
+        )
+    with pytest.raises(InputError, match="rater_kind"):
+        read_labelstudio(
+            path, root_field="a", control="c", treatment_side="left", rater_kind="crowd"
+        )
+    with pytest.raises(InputError, match="side_map"):
+        read_argilla(
+            path,
+            question="q",
+            root_key="id",
+            value_map={"A": "left"},
+            treatment_side_key="metadata.s",
+            side_map={"a": "top"},
+        )
+
+
+def test_judgments_are_judgments() -> None:
+    result = read_argilla(DATA / "argilla_records.json", **ARGILLA)  # type: ignore[arg-type]
+    assert all(isinstance(j, Judgment) for j in result.judgments)
