@@ -30,9 +30,9 @@ from verdictpack.evidence.importers._common import (
     check_value_map,
     display_name,
     load_json_records,
-    lookup,
     map_value,
     resolve,
+    root_and_side,
 )
 
 __all__ = ["read_argilla"]
@@ -67,27 +67,13 @@ def read_argilla(
         if not isinstance(record, Mapping):
             defects.add(base, type(record).__name__, "a record object")
             continue
-        found, root = lookup(record, root_key)
-        if not found or not isinstance(root, (str, int)) or isinstance(root, bool) or root == "":
-            defects.add(
-                at(base, f".{root_key}"),
-                root if found else "(missing)",
-                "a root id (string or integer)",
-            )
+        placed = root_and_side(
+            record, base, "", root_key, treatment_side_key, treatment_side, sides, defects
+        )
+        if placed is None:
             continue
-        side = treatment_side
-        if side is None:
-            key = treatment_side_key or ""
-            found, raw_side = lookup(record, key)
-            side = sides.get(raw_side) if isinstance(raw_side, str) else None
-            if side is None:
-                defects.add(
-                    at(base, f".{key}"),
-                    raw_side if found else "(missing)",
-                    f"one of {sorted(sides)} (the side holding the treatment)",
-                )
-                continue
-        context = _Context(str(root), side, values, defects)
+        root, side = placed
+        context = _Context(root, side, values, defects)
         judgments.extend(_responses(record, base, question, context))
         if include_suggestions:
             judgments.extend(_suggestions(record, base, question, context))

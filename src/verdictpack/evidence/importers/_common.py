@@ -193,3 +193,39 @@ def lookup(record: Mapping[str, Any], spec: str) -> tuple[bool, Any]:
             return False, None
         node = node[part]
     return True, node
+
+
+def root_and_side(
+    record: Mapping[str, Any],
+    base: str,
+    prefix: str,
+    root_key: str,
+    side_key: str | None,
+    treatment_side: str | None,
+    sides: Mapping[str, str],
+    defects: Defects,
+) -> tuple[str, str] | None:
+    """The root id and the side holding the treatment of one record (``treatment_side`` fixed, or
+    read at ``side_key`` through ``sides``); None, with a defect at ``base + prefix + key``, when
+    either cannot be read."""
+    found, root = lookup(record, root_key)
+    if not found or not isinstance(root, (str, int)) or isinstance(root, bool) or root == "":
+        defects.add(
+            at(base, f"{prefix}.{root_key}"),
+            root if found else "(missing)",
+            "a root id (string or integer)",
+        )
+        return None
+    side = treatment_side
+    if side is None:
+        key = side_key or ""
+        found, raw_side = lookup(record, key)
+        side = sides.get(raw_side) if isinstance(raw_side, str) else None
+        if side is None:
+            defects.add(
+                at(base, f"{prefix}.{key}"),
+                raw_side if found else "(missing)",
+                f"one of {sorted(sides)} (the side holding the treatment)",
+            )
+            return None
+    return str(root), side

@@ -29,9 +29,9 @@ from verdictpack.evidence.importers._common import (
     check_value_map,
     display_name,
     load_json_records,
-    lookup,
     map_value,
     resolve,
+    root_and_side,
 )
 
 __all__ = ["read_labelstudio"]
@@ -91,26 +91,12 @@ def read_labelstudio(
         if not isinstance(data, Mapping):
             defects.add(at(base, ".data"), data, "an object of the task's data")
             continue
-        found, root = lookup(data, root_field)
-        if not found or not isinstance(root, (str, int)) or isinstance(root, bool) or root == "":
-            defects.add(
-                at(base, f".data.{root_field}"),
-                root if found else "(missing)",
-                "a root id (string or integer)",
-            )
+        placed = root_and_side(
+            data, base, ".data", root_field, treatment_side_field, treatment_side, sides, defects
+        )
+        if placed is None:
             continue
-        side = treatment_side
-        if side is None:
-            side_field = treatment_side_field or ""
-            found, raw_side = lookup(data, side_field)
-            side = sides.get(raw_side) if isinstance(raw_side, str) else None
-            if side is None:
-                defects.add(
-                    at(base, f".data.{side_field}"),
-                    raw_side if found else "(missing)",
-                    f"one of {sorted(sides)} (the side holding the treatment)",
-                )
-                continue
+        root, side = placed
         annotations = task.get("annotations")
         if not isinstance(annotations, list):
             defects.add(at(base, ".annotations"), annotations, "a list of annotations")
