@@ -138,6 +138,23 @@ def _object_array(values: Iterable[Any], n: int) -> NDArray[np.object_]:
     return out
 
 
+# the table's array fields, root codes first (every other array has the root codes' length)
+_ARRAY_FIELDS = (
+    "root_code",
+    "rater_code",
+    "rater_kind",
+    "order",
+    "choice",
+    "trial",
+    "cost",
+    "raw",
+    "timestamp",
+    "origin_file",
+    "origin_line",
+    "origin_where",
+)
+
+
 @dataclass(frozen=True, eq=False)
 class JudgmentTable:
     """A frozen columnar table of judgments.
@@ -167,19 +184,7 @@ class JudgmentTable:
 
     def __post_init__(self) -> None:
         n = len(self.root_code)
-        for name in (
-            "rater_code",
-            "rater_kind",
-            "order",
-            "choice",
-            "trial",
-            "cost",
-            "raw",
-            "timestamp",
-            "origin_file",
-            "origin_line",
-            "origin_where",
-        ):
+        for name in _ARRAY_FIELDS[1:]:
             a = getattr(self, name)
             if not isinstance(a, np.ndarray) or a.ndim != 1 or len(a) != n:
                 raise InputError(name, f"a 1-d numpy array of length {n}", type(a).__name__)
@@ -205,20 +210,7 @@ class JudgmentTable:
             raise InputError(
                 "cost", "finite numbers >= 0 or NaN (missing)", float(self.cost[bad_cost][0])
             )
-        for name in (
-            "root_code",
-            "rater_code",
-            "rater_kind",
-            "order",
-            "choice",
-            "trial",
-            "cost",
-            "raw",
-            "timestamp",
-            "origin_file",
-            "origin_line",
-            "origin_where",
-        ):
+        for name in _ARRAY_FIELDS:
             _readonly(getattr(self, name))
 
     # ----------------------------------------------------------------- construction
