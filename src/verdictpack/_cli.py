@@ -33,6 +33,7 @@ KINDS: dict[str, str] = {
     "judges": "verdictpack.kinds._judges",
     "engine": "verdictpack.kinds._engine",
     "battery": "verdictpack.kinds._battery",
+    "study": "verdictpack.kinds._study",
 }
 SUBCOMMANDS = ("schema", "audit", "seal-test", "reproduce")
 

@@ -21,9 +21,22 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Basis", "Quantity", "closed_form", "dump_json", "exact", "simulated", "to_jsonable"]
+__all__ = [
+    "BULK",
+    "Basis",
+    "Quantity",
+    "closed_form",
+    "dump_json",
+    "exact",
+    "simulated",
+    "to_jsonable",
+]
 
 Basis = Literal["exact", "closed_form", "simulated"]
+
+# field metadata of bulk data a result carries for files of its own (a judgment table, say):
+# ``to_jsonable`` leaves such fields out, so results.json never holds them
+BULK: dict[str, bool] = {"bulk": True}
 
 
 @dataclass(frozen=True)
@@ -76,7 +89,11 @@ def _plain(value: Any) -> float | int:
 def to_jsonable(obj: Any) -> Any:
     """Convert result objects to JSON data (dataclasses become objects in field order)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {
+            f.name: to_jsonable(getattr(obj, f.name))
+            for f in dataclasses.fields(obj)
+            if not f.metadata.get("bulk")
+        }
     if isinstance(obj, enum.Enum):
         return to_jsonable(obj.value)
     if isinstance(obj, dict):

@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from verdictpack._errors import MISSING, ConfigError, Defect
+from verdictpack._errors import MISSING, ConfigError, Defect, InputError
 from verdictpack.core._scales import h_from_odds_ratio, p_from_h, phi
 
 __all__ = [
@@ -354,6 +354,15 @@ class ConfigSource:
     name: str
     data: bytes
     _value: Any = _field(default=MISSING, repr=False, compare=False)
+    folder: Path | None = _field(default=None, compare=False)
+
+    def data_path(self, relative: str) -> Path:
+        """A data file named in the config: ``relative`` to the config's own folder (never the
+        working directory). A config given as bytes has no folder: its data paths cannot be read.
+        """
+        if self.folder is None:
+            raise InputError("folder", "the folder of a config read from a file", None)
+        return self.folder / relative
 
     @property
     def sha256(self) -> str:
@@ -663,7 +672,11 @@ def load_source(path: str | Path) -> ConfigSource:
             f"a config of at most {MAX_CONFIG_BYTES // (1024 * 1024)} MiB", "(a larger file)"
         )
     return ConfigSource(
-        display=display, name=p.name, data=data, _value=decode_config(data, display)
+        display=display,
+        name=p.name,
+        data=data,
+        _value=decode_config(data, display),
+        folder=p.resolve().parent,
     )
 
 

@@ -410,6 +410,13 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         int_at_least("threads", threads, 1, "a positive integer number of threads")
         return self._bank.run(arrays[0], arrays[1], int(cap), int(threads))
 
+    def spread_first(self) -> None:
+        """Every replicate takes replicate 0's state: R continuations of one observed prefix
+        (feed the prefix to replicate 0 alone with ``active``, then spread it)."""
+        bank = self._bank
+        bank.state[1:] = bank.state[0]
+        bank.last[1:] = bank.last[0]
+
     def verdict_codes(
         self, at_cap: ArrayLike = False, instrument_valid: ArrayLike = True
     ) -> NDArray[np.int8]:

@@ -61,8 +61,8 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, governing_loc
-from verdictpack.core._hinterval import Verdict, classify
-from verdictpack.core._tracker import HTracker
+from verdictpack.core._hinterval import Verdict
+from verdictpack.core._tracks import TrackResult, TrackRun
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
 from verdictpack.kinds._base import Layer, RunOptions
 from verdictpack.simulate._evidence import SimulatedPanelSource
@@ -267,23 +267,6 @@ RULES = (
 
 
 @dataclass(frozen=True)
-class TrackResult:
-    """One track's verdict: registered, extension, or the comparison construction."""
-
-    track: str
-    construction: str
-    threshold_h: float
-    claim: str
-    verdict: str
-    roots_at_verdict: int | None
-    h_interval: tuple[float, float] | None
-    model_bounds: tuple[float, float] | None
-    human_bounds: tuple[float, float] | None
-    diff_bounds: tuple[float, float] | None
-    error_per_side: float
-
-
-@dataclass(frozen=True)
 class CostLine:
     route: str
     line: str
@@ -384,57 +367,26 @@ def _panel_with_position_bias(panel: Panel, bias: float) -> Panel:
     return replace(panel, judges=judges)
 
 
-def _track_state(
-    tracker: HTracker, verdict: str, root: int | None, track: str, claim: str
-) -> TrackResult:
-    """A track's verdict with the interval and bounds as they stood when it was reached."""
-    has = tracker.n_roots > 0
-    return TrackResult(
-        track=track,
-        construction=tracker.construction,
-        threshold_h=tracker.threshold,
-        claim=claim,
-        verdict=verdict,
-        roots_at_verdict=root,
-        h_interval=tracker.h_interval if has else None,
-        model_bounds=tracker.model_bounds if has else None,
-        human_bounds=tracker.human_bounds if has else None,
-        diff_bounds=tracker.diff_bounds if has else None,
-        error_per_side=tracker.error_per_side,
-    )
-
-
 def _sequential_run(
     source: EvidenceSource,
     stimuli: Sequence[GeneratedStimulus],
-    trackers: dict[str, HTracker],
-    claims: dict[str, str],
+    run: TrackRun,
     cap: int,
     baseline_rate: float,
-) -> tuple[dict[str, TrackResult], list[dict[str, Any]], list[RootEvidence]]:
+) -> tuple[list[dict[str, Any]], list[RootEvidence]]:
     """Stream roots until the registered track's verdict or the cap; one evidence row per root.
 
     Each track's result is frozen (verdict, root, interval, bounds) when it first reaches a
     verdict; the registered track alone stops the run.
     """
-    verdicts: dict[str, TrackResult] = {}
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
+    reg, comp = run.registered, run.trackers["comparison"]
     for t in range(cap):
         ev = source.judge(stimuli[t].stimulus)
         seen.append(ev)
         m, h = ev.model_value, ev.human_value
-        for tracker in trackers.values():
-            tracker.update(m, h)
-        at_cap = t + 1 == cap
-        for name, tracker in trackers.items():
-            if name in verdicts:
-                continue
-            lo, hi = tracker.h_interval
-            v = classify(lo, hi, tracker.threshold, at_cap=at_cap and name == "registered")
-            if v is not None:
-                verdicts[name] = _track_state(tracker, v.value, t + 1, name, claims[name])
-        reg = trackers["registered"]
+        run.step(m, h, at_cap=t + 1 == cap)
         row: dict[str, Any] = {
             "root": t + 1,
             "stimulus_id": ev.stimulus_id,
@@ -448,17 +400,13 @@ def _sequential_run(
             "log_e_model_above_baseline": reg.model.log_e_upper(baseline_rate),
             "log_e_model_below_baseline": reg.model.log_e_lower(baseline_rate),
             "h_interval": list(reg.h_interval),
-            "state": {
-                name: verdicts[name].verdict if name in verdicts else "CONTINUE"
-                for name in trackers
-            },
+            "state": run.state_labels(),
         }
-        comp = trackers["comparison"]
         row["comparison_h_interval"] = list(comp.h_interval)
         rows.append(row)
-        if "registered" in verdicts:
+        if run.stopped:
             break
-    return verdicts, rows, seen
+    return rows, seen
 
 
 def _scenario(
@@ -837,47 +785,37 @@ def run_sequential(
         "the sequential trackers",
         params={"alpha": ("construct", "per_tail_alpha"), "threshold": governing_loc(construct)},
     ):
-        trackers = {
-            "registered": HTracker(
-                sequential.construction, a_tail, sequential.spec, construct.governing_threshold_h
-            ),
-            "extension": HTracker(
-                sequential.construction, a_tail, sequential.spec, construct.extension_minimum_h
-            ),
-            "comparison": HTracker(
-                sequential.other_construction(),
-                a_tail,
-                sequential.spec,
-                construct.governing_threshold_h,
-            ),
-        }
+        run = TrackRun(
+            sequential.construction,
+            sequential.other_construction(),
+            a_tail,
+            sequential.spec,
+            construct.governing_threshold_h,
+            construct.extension_minimum_h,
+            claims,
+        )
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
-    verdicts: dict[str, TrackResult] = {}
     if plan.reader_audit.passed:
-        verdicts, rows, seen = _sequential_run(
+        rows, seen = _sequential_run(
             source,
             plan.factory.admitted,
-            trackers,
-            dict(claims),
+            run,
             plan.effective_cap,
             construct.human_baseline_rate,
         )
-    if plan.reader_audit.passed:
         missing = "NO_VERDICT_WHEN_REGISTERED_STOPPED"
     else:
         missing = Verdict.INSTRUMENT_INVALID.value
-    for name, tracker in trackers.items():
-        if name not in verdicts:
-            verdicts[name] = _track_state(tracker, missing, None, name, claims[name])
+    verdicts = run.results(missing)
     return EngineTracks(
         registered=verdicts["registered"],
         extension=verdicts["extension"],
         comparison=verdicts["comparison"],
         rows=tuple(rows),
         seen=tuple(seen),
-        stream_alphas=trackers["registered"].stream_alphas,
-        error_per_side=trackers["registered"].error_per_side,
+        stream_alphas=run.registered.stream_alphas,
+        error_per_side=run.registered.error_per_side,
     )
 
 

@@ -1,10 +1,10 @@
 """verdictpack.render: result objects to files (Markdown, JSON, CSV).
 
 Renders only what a frozen result object holds: nothing is recomputed, nothing parsed back. One
-module per kind (``_sizing``, ``_verdict``, ``_judges``, ``_engine``, ``_battery``) over the shared
-helpers of ``_markdown``; :data:`RENDERERS` maps each kind's result class to its renderer and
-:func:`render` dispatches on the result's type. May import every floor below it (kinds included,
-for the result types); never ``verify`` or the CLI.
+module per kind (``_sizing``, ``_verdict``, ``_judges``, ``_engine``, ``_battery``, ``_study``)
+over the shared helpers of ``_markdown``; :data:`RENDERERS` maps each kind's result class to its
+renderer and :func:`render` dispatches on the result's type. May import every floor below it
+(kinds included, for the result types); never ``verify`` or the CLI.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from verdictpack.kinds._battery import BatteryResult
 from verdictpack.kinds._engine import EngineResult
 from verdictpack.kinds._judges import JudgesResult
 from verdictpack.kinds._sizing import SizingResult
+from verdictpack.kinds._study import StudyResult
 from verdictpack.kinds._verdict import VerdictResult
-from verdictpack.render import _battery, _engine, _judges, _sizing, _verdict
+from verdictpack.render import _battery, _engine, _judges, _sizing, _study, _verdict
 
 __all__ = ["RENDERERS", "render"]
 
@@ -28,6 +29,7 @@ RENDERERS: dict[type, Callable[[Any], Mapping[str, str]]] = {
     JudgesResult: _judges.render_files,
     EngineResult: _engine.render_files,
     BatteryResult: _battery.render_files,
+    StudyResult: _study.render_files,
 }
 
 

@@ -1,0 +1,71 @@
+"""The registered order of a study's roots: fixed by the seed before any judgment is read.
+
+Each root's place is a keyed hash of its id under the seed,
+
+    key(root) = SHA-256("verdictpack/root-order/v1\\n{seed}\\n{root_id}")
+
+and the roots enter the sequential core by increasing key (ties, which SHA-256 makes
+unthinkable, by id). The order is therefore a function of the seed and the ids alone: never
+of file order, of completion order or of any judgment's value, and adding roots to a study
+never reorders the ones it had. The seed commitment published before data collection fixes
+it (see the provenance), and anyone can recompute it from the seed and the ids.
+
+A study may instead bring a registered order of its own (``read_order_file``: one root id a
+line), e.g. one filed with a pre-registration; its SHA-256 is recorded in the provenance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from verdictpack._errors import Defect
+
+__all__ = ["ORDER_DOMAIN", "order_key", "read_order_file", "registered_order"]
+
+ORDER_DOMAIN = "verdictpack/root-order/v1"
+
+
+def order_key(seed: int, root_id: str) -> bytes:
+    """The hash that places ``root_id`` in the registered order under ``seed``."""
+    return hashlib.sha256(f"{ORDER_DOMAIN}\n{int(seed)}\n{root_id}".encode()).digest()
+
+
+def registered_order(seed: int, root_ids: Iterable[str]) -> tuple[str, ...]:
+    """``root_ids`` (distinct) in the registered order of ``seed``."""
+    prefix = f"{ORDER_DOMAIN}\n{int(seed)}\n".encode()
+    keyed = []
+    for r in root_ids:
+        h = hashlib.sha256(prefix)
+        h.update(r.encode())
+        keyed.append((h.digest(), r))
+    keyed.sort()
+    return tuple(r for _, r in keyed)
+
+
+def read_order_file(path: Path, display: str) -> tuple[tuple[str, ...], tuple[Defect, ...]]:
+    """A registered order file: UTF-8, one root id a line (blank lines ignored), no repeats."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        return (), (Defect(display, "(file)", str(path), f"a readable file ({exc.strerror})"),)
+    except UnicodeDecodeError as exc:
+        return (), (Defect(display, "(file)", exc.reason, "UTF-8 text"),)
+    ids: list[str] = []
+    first: dict[str, int] = {}
+    defects: list[Defect] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        rid = line.strip()
+        if not rid:
+            continue
+        if rid in first:
+            defects.append(
+                Defect(display, f"line {n}", rid, f"each root once (first at line {first[rid]})")
+            )
+            continue
+        first[rid] = n
+        ids.append(rid)
+    if not ids and not defects:
+        defects.append(Defect(display, "line 1", "(no ids)", "one root id a line"))
+    return tuple(ids), tuple(defects)

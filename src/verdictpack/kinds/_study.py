@@ -1,0 +1,1033 @@
+"""The study (kind ``study``): the user's own stimuli, judgments and annotations in, a verdict out.
+
+One run, data flowing one way:
+
+1. **Read** every data file the config names, by paths relative to the config's own folder:
+   the pairs (:func:`~verdictpack.stimuli.read_pairs`), the judgment files (each by its
+   format into one canonical table), the double readings of the reader audit, and an optional
+   registered order. Every defect of every file is collected (file and line, or JSON path);
+   any defect refuses the study before a number is computed.
+2. **Gates** on every pair (length, fragments, content overlap, diff budget); refused pairs are
+   listed by id with the gates that refused them, never silently dropped.
+3. **Order**: the admitted roots in the registered order -- a keyed hash of each id under the
+   seed (:mod:`verdictpack.evidence._order`), or the order file -- fixed before any judgment is
+   read; the table is sorted by it.
+4. **Values**: M_i and H_i per root under the declared policy for ties, invalid and missing
+   judgments (:mod:`verdictpack.evidence._assemble`).
+5. **Reader audit**: Cohen's kappa of the double readings with its interval; below the gate the
+   verdict is INSTRUMENT_INVALID and no preference claim is evaluated.
+6. **Sequential verdict**: the roots, in the registered order, through the registered, extension
+   and comparison tracks (:class:`~verdictpack.core._tracks.TrackRun`). The registered verdict is
+   the first one reached (at the cap, or when the data run out: INCONCLUSIVE); the tracks then
+   read on to the end of the data already paid for, which gives the interval over all of it.
+7. **Judges as the data show them**: each judge's rate, position bias and agreement (with the
+   other judges and with the humans), the panel's latent correlation and effective size, and
+   the fitted panel as a config block. When the registered verdict is INCONCLUSIVE, how many more
+   roots would settle it, simulated from the fitted sheets.
+
+Outputs: report.md, results.json, verdict.json, evidence.jsonl, judgments.csv (the canonical
+table in the registered order), reader_audit.csv, root_order.txt, validity_report.json,
+judges.json, fitted_panel.json, cost_comparison.csv, provenance.json (with the SHA-256 of every
+data file read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from verdictpack._errors import ConfigError, Defect, InputError
+from verdictpack._results import BULK, Quantity, exact
+from verdictpack._rng import stream
+from verdictpack.config._blocks import (
+    MAX_COST,
+    MAX_ROOTS,
+    PanelSpec,
+    SequentialSpec,
+    build_sequential,
+    sequential_rules,
+)
+from verdictpack.config._compiler import (
+    ConfigSource,
+    Construct,
+    ConstructSpec,
+    CrossRule,
+    StrictModel,
+    compile_construct,
+    json_path,
+    sequential_construct_rules,
+)
+from verdictpack.config._provenance import Provenance, provenance
+from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
+from verdictpack.core._agreement import KappaResult, cohens_kappa
+from verdictpack.core._estimates import (
+    PanelEstimates,
+    estimate_panel,
+    rater_rates,
+    reader_audit_from_readings,
+)
+from verdictpack.core._hinterval import Verdict
+from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun
+from verdictpack.evidence._assemble import (
+    Coverage,
+    Policy,
+    RootValues,
+    check_study_table,
+    root_values,
+)
+from verdictpack.evidence._files import file_sha256, read_judgment_file
+from verdictpack.evidence._order import ORDER_DOMAIN, read_order_file, registered_order
+from verdictpack.evidence._readings import Readings, read_readings
+from verdictpack.evidence._table import RATER_KINDS, JudgmentTable
+from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.simulate._continuation import RootsToGo, roots_to_go
+from verdictpack.simulate._fitted import fitted_panel_block
+from verdictpack.simulate._human import AuditDecision, AuditGate
+from verdictpack.simulate._panels import build_panel
+from verdictpack.stimuli._pairs import read_pairs
+from verdictpack.stimuli._realtext import GateCounts, gate_counts, real_text_gates
+from verdictpack.stimuli._stimulus import Stimulus
+
+__all__ = [
+    "StudyConfig",
+    "StudyData",
+    "StudyPrepared",
+    "StudyResult",
+    "load_study",
+    "prepare_study",
+    "run_study",
+]
+
+# ----------------------------------------------------------------------------------------------
+# Config
+# ----------------------------------------------------------------------------------------------
+
+RelPath = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=4096,
+        description="a file path relative to the config's own folder (never the working directory)",
+    ),
+]
+
+
+class PriorSheetSpec(StrictModel):
+    """A judge's character sheet as a prior: shown beside the estimate, never mixed into it."""
+
+    role: str = Field(default="judge", min_length=1)
+    baseline_rate: float = Field(gt=0.0, lt=1.0, description="P(prefers treatment), no effect")
+    lean_h: float = Field(default=0.0, ge=-3.2, le=3.2)
+    noise: float = Field(default=0.0, ge=0.0, le=1.0)
+    position_bias: float = Field(default=0.0, ge=0.0, lt=0.5)
+
+
+class StudyJudgeSpec(StrictModel):
+    name: str = Field(min_length=1, description="the judge's rater_id in the judgment files")
+    cost_per_judgment: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=MAX_COST,
+        description="price of one judgment where a row carries no cost of its own",
+    )
+    prior: PriorSheetSpec | None = None
+
+
+class StudyPanelSpec(StrictModel):
+    name: str = Field(min_length=1)
+    judges: list[StudyJudgeSpec] = Field(min_length=1, max_length=100)
+    trials: int = Field(
+        default=1, ge=1, le=100, description="judgments per judge, root and presentation order"
+    )
+    latent_correlation: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="prior latent correlation (shown, not used)"
+    )
+
+
+class StudyHumansSpec(StrictModel):
+    judgments_per_root: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="human judgments expected on a root that has any; a shortfall is scored "
+        "by the missing policy (default: no expectation)",
+    )
+    cost_per_judgment: float = Field(default=0.0, ge=0.0, le=MAX_COST)
+
+
+class PairMappingSpec(StrictModel):
+    id: str = Field(min_length=1)
+    source: str | None = None
+    treatment: str = Field(min_length=1)
+    null_partner: str = Field(min_length=1)
+    metadata: list[str] = Field(default_factory=list)
+
+
+class PairsSpec(StrictModel):
+    path: RelPath
+    mapping: PairMappingSpec
+
+
+class TableFileSpec(StrictModel):
+    format: Literal["table"]
+    path: RelPath
+    mapping: dict[str, str] | None = None
+    value_maps: dict[str, dict[str, str]] | None = None
+    treatment_side_column: str | None = None
+
+
+class LabelStudioFileSpec(StrictModel):
+    format: Literal["labelstudio"]
+    path: RelPath
+    root_field: str = Field(min_length=1)
+    control: str = Field(min_length=1)
+    treatment_side_field: str | None = None
+    treatment_side: Literal["left", "right"] | None = None
+    side_map: dict[str, str] | None = None
+    value_map: dict[str, str] | None = None
+    rater_kind: Literal["model", "human"] = "human"
+
+
+class ArgillaFileSpec(StrictModel):
+    format: Literal["argilla"]
+    path: RelPath
+    question: str = Field(min_length=1)
+    root_key: str = Field(min_length=1)
+    value_map: dict[str, str]
+    treatment_side_key: str | None = None
+    treatment_side: Literal["left", "right"] | None = None
+    side_map: dict[str, str] | None = None
+    include_suggestions: bool = False
+
+
+class MTurkFileSpec(StrictModel):
+    format: Literal["mturk"]
+    path: RelPath
+    root_column: str = Field(min_length=1)
+    answer_column: str = Field(min_length=1)
+    value_map: dict[str, str]
+    treatment_side_column: str | None = None
+    treatment_side: Literal["left", "right"] | None = None
+    side_map: dict[str, str] | None = None
+
+
+JudgmentFileSpec = Annotated[
+    TableFileSpec | LabelStudioFileSpec | ArgillaFileSpec | MTurkFileSpec,
+    Field(discriminator="format"),
+]
+
+
+class ReadingsMappingSpec(StrictModel):
+    root_id: str = Field(default="root_id", min_length=1)
+    reader_id: str = Field(default="reader_id", min_length=1)
+    category: str = Field(default="category", min_length=1)
+
+
+class ReaderAuditDataSpec(StrictModel):
+    path: RelPath
+    mapping: ReadingsMappingSpec = Field(default_factory=ReadingsMappingSpec)
+    kappa_min: float = Field(gt=0.0, lt=1.0, description="instrument gate on Cohen's kappa")
+    categories: list[str] | None = Field(
+        default=None, min_length=2, description="the admissible categories (default: as read)"
+    )
+    cost_per_reading: float = Field(default=0.0, ge=0.0, le=MAX_COST)
+
+
+class DataSpec(StrictModel):
+    stimuli: PairsSpec
+    judgments: list[JudgmentFileSpec] = Field(min_length=1, max_length=100)
+    reader_audit: ReaderAuditDataSpec
+    root_order: RelPath | None = Field(
+        default=None,
+        description="a registered order file (one root id a line), fixed before the judgments; "
+        "default: the keyed hash of each id under the seed",
+    )
+
+
+class StudyGatesSpec(StrictModel):
+    length_unit: Literal["words", "characters"] = "words"
+    length_target: float = Field(default=0.0, ge=0.0, le=10.0)
+    length_tolerance: float = Field(gt=0.0, le=5.0)
+    fragment_threshold: float = Field(default=0.5, gt=0.0, le=1.0)
+    content_threshold: float = Field(default=0.8, gt=0.0, le=1.0)
+    require_numbers: bool = True
+    max_diff_tokens: int = Field(ge=1, le=1000)
+
+
+class PolicySpec(StrictModel):
+    tie: Literal["half", "against_claim"] = "half"
+    invalid: Literal["half", "against_claim"] = "against_claim"
+    missing: Literal["half", "against_claim"] = "against_claim"
+
+
+class PlanningSpec(StrictModel):
+    replicates: int = Field(default=1000, ge=100, le=100_000)
+    max_extra_roots: int = Field(default=20_000, ge=1, le=MAX_ROOTS)
+
+
+class StudyConfig(StrictModel):
+    kind: Literal["study"]
+    seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT + "; it also fixes the root order")
+    construct_spec: ConstructSpec = Field(alias="construct")
+    sequential: SequentialSpec
+    panel: StudyPanelSpec
+    humans: StudyHumansSpec = Field(default_factory=StudyHumansSpec)
+    data: DataSpec
+    gates: StudyGatesSpec
+    policy: PolicySpec = Field(default_factory=PolicySpec)
+    planning: PlanningSpec = Field(default_factory=PlanningSpec)
+
+
+def _relative(value: Any) -> str | None:
+    if not isinstance(value, str) or not value:
+        return None
+    if "\x00" in value:
+        return "a path without NUL characters"
+    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute():
+        return "a path relative to the config's own folder, not an absolute path"
+    return None
+
+
+def _study_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
+    data = cfg.get("data")
+    if isinstance(data, dict):
+        places: list[tuple[tuple[str | int, ...], Any]] = []
+        for key in ("stimuli", "reader_audit"):
+            if isinstance(data.get(key), dict):
+                places.append(((key, "path"), data[key].get("path")))
+        if isinstance(data.get("judgments"), list):
+            for k, spec in enumerate(data["judgments"]):
+                if isinstance(spec, dict):
+                    places.append((("judgments", k, "path"), spec.get("path")))
+        places.append((("root_order",), data.get("root_order")))
+        for rel, value in places:
+            problem = _relative(value)
+            if problem:
+                yield (("data", *rel), value, problem)
+    panel = cfg.get("panel")
+    if isinstance(panel, dict) and isinstance(panel.get("judges"), list):
+        seen: set[str] = set()
+        for k, judge in enumerate(panel["judges"]):
+            name = judge.get("name") if isinstance(judge, dict) else None
+            if isinstance(name, str):
+                if name in seen:
+                    yield (("panel", "judges", k, "name"), name, "a judge name used once")
+                seen.add(name)
+
+
+RULES = (
+    *sequential_construct_rules(("construct",)),
+    *sequential_rules(("sequential",)),
+    CrossRule(at=(), check=_study_check),
+)
+
+# ----------------------------------------------------------------------------------------------
+# Reading the data
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One data file read: its role, its path as the config names it, its bytes' SHA-256."""
+
+    role: str
+    path: str
+    format: str
+    sha256: str
+    bytes: int
+    records: int
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """Every data file of a study, read and checked (nothing computed yet)."""
+
+    files: tuple[DataFile, ...]
+    stimuli: tuple[Stimulus, ...]
+    table: JudgmentTable
+    readings: Readings
+    order_file: tuple[str, ...] | None
+
+
+class _Files:
+    """Resolves the config's data paths against its folder and collects every defect."""
+
+    def __init__(self, source: ConfigSource) -> None:
+        self.source = source
+        self.defects: list[Defect] = []
+        self.files: list[DataFile] = []
+
+    def resolve(self, loc: tuple[str | int, ...], rel: str) -> Path | None:
+        folder = self.source.folder
+        if folder is None:
+            self.defects.append(
+                Defect(self.source.display, json_path(loc), rel, "a config read from a file")
+            )
+            return None
+        path = folder / rel
+        if not path.is_file():
+            self.defects.append(
+                Defect(
+                    self.source.display,
+                    json_path(loc),
+                    rel,
+                    f"an existing file relative to the config's folder (no file {path})",
+                )
+            )
+            return None
+        return path
+
+    def record(self, role: str, rel: str, fmt: str, path: Path, records: int) -> None:
+        self.files.append(DataFile(role, rel, fmt, file_sha256(path), path.stat().st_size, records))
+
+
+_FILE_KEYS = ("format", "path")
+
+
+def load_study(config: StudyConfig, source: ConfigSource) -> StudyData:
+    """Read every data file of the study; ConfigError listing every defect of every file."""
+    refusals = Refusals(source)
+    files = _Files(source)
+    d = config.data
+    stimuli: tuple[Stimulus, ...] = ()
+    stim_loc = ("data", "stimuli", "path")
+    stim_path = files.resolve(stim_loc, d.stimuli.path)
+    stimuli_read = False
+    if stim_path is not None:
+        mapping = d.stimuli.mapping.model_dump()
+        with refusals.at(("data", "stimuli", "mapping"), "the pair file reader"):
+            try:
+                pairs = read_pairs(stim_path, mapping, display=d.stimuli.path)
+            except InputError as exc:
+                if exc.parameter != "path":
+                    raise
+                files.defects.append(
+                    Defect(source.display, json_path(stim_loc), d.stimuli.path, exc.allowed)
+                )
+                pairs = None
+        if pairs is not None:
+            files.defects.extend(pairs.defects)
+            stimuli = pairs.stimuli
+            stimuli_read = not pairs.defects
+            files.record("stimuli", d.stimuli.path, stim_path.suffix[1:], stim_path, len(stimuli))
+    tables: list[JudgmentTable] = []
+    for k, spec in enumerate(d.judgments):
+        loc: tuple[str | int, ...] = ("data", "judgments", k)
+        path = files.resolve((*loc, "path"), spec.path)
+        if path is None:
+            continue
+        options = {
+            key: value
+            for key, value in spec.model_dump().items()
+            if key not in _FILE_KEYS and value is not None
+        }
+        params = {key: (*loc, key) for key in options}
+        params.update({"mapping['order']": (*loc, "mapping"), "value_maps": (*loc, "value_maps")})
+        with refusals.at(loc, f"the {spec.format} importer", params=params):
+            table, found = read_judgment_file(spec.format, path, spec.path, options)
+        files.defects.extend(found)
+        tables.append(table)
+        files.record("judgments", spec.path, spec.format, path, len(table))
+    table = JudgmentTable.concat(tables)
+    a = d.reader_audit
+    readings = Readings((), (), (), ())
+    audit_path = files.resolve(("data", "reader_audit", "path"), a.path)
+    if audit_path is not None:
+        readings, found = read_readings(audit_path, a.mapping.model_dump(), a.path)
+        files.defects.extend(found)
+        files.record("reader_audit", a.path, audit_path.suffix[1:], audit_path, len(readings))
+        if a.categories is not None:
+            allowed = set(a.categories)
+            for line, cat in zip(readings.lines, readings.category, strict=True):
+                if cat not in allowed:
+                    files.defects.append(
+                        Defect(a.path, f"line {line}", cat, "one of " + ", ".join(a.categories))
+                    )
+    order_file: tuple[str, ...] | None = None
+    if d.root_order is not None:
+        order_path = files.resolve(("data", "root_order"), d.root_order)
+        if order_path is not None:
+            order_file, found = read_order_file(order_path, d.root_order)
+            files.defects.extend(found)
+            files.record("root_order", d.root_order, "text", order_path, len(order_file))
+    if stimuli_read:
+        judges = [j.name for j in config.panel.judges]
+        files.defects.extend(
+            check_study_table(
+                table, [s.id for s in stimuli], d.stimuli.path, judges, config.panel.trials
+            )
+        )
+    if files.defects:
+        raise ConfigError(files.defects)
+    return StudyData(tuple(files.files), stimuli, table, readings, order_file)
+
+
+# ----------------------------------------------------------------------------------------------
+# Result objects
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """What the gates did to the pairs: counts per gate and first failing, refused ids."""
+
+    gates: tuple[str, ...]
+    settings: dict[str, Any]
+    total: int
+    admitted: int
+    refused: int
+    refusals: dict[str, int]
+    first_failing: dict[str, int]
+    refused_pairs: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class JudgeEstimate:
+    """One judge as the data show it, beside its prior sheet (if any)."""
+
+    name: str
+    judgments: int
+    ties: int
+    rate: float | None
+    rate_ci: tuple[float, float] | None
+    position_bias: float | None
+    position_bias_ci: tuple[float, float] | None
+    rate_treatment_first: float | None
+    rate_treatment_second: float | None
+    kappa_with_humans: dict[str, Any] | None
+    prior: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class PanelAgreement:
+    a: str
+    b: str
+    shared: int
+    kappa: float | None
+    ci: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class JudgesReport:
+    """The panel as the data show it (intervals at ``level``)."""
+
+    level: float
+    judges: tuple[JudgeEstimate, ...]
+    human_rate: float | None
+    human_rate_ci: tuple[float, float] | None
+    human_judgments: int
+    agreement: tuple[PanelAgreement, ...]
+    latent_correlation: float | None
+    effective_size: float | None
+    fitted_panel: dict[str, Any] | None
+    fitted_panel_note: str
+
+
+@dataclass(frozen=True)
+class StudyCost:
+    route: str
+    line: str
+    touches: Quantity
+    cost: Quantity
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    kind: str
+    construct: Construct
+    seed: int
+    evidence_source: str
+    panel_name: str
+    judges: tuple[str, ...]
+    trials: int
+    humans_per_root: int | None
+    policy: dict[str, str]
+    construction: str
+    comparison_construction: str
+    cap_roots: int
+    root_order: str
+    data_files: tuple[DataFile, ...]
+    gates: GateReport
+    coverage: Coverage
+    audit: AuditDecision
+    instrument_valid: bool
+    registered: TrackResult
+    extension: TrackResult
+    comparison: TrackResult
+    all_data: dict[str, TrackResult]
+    roots_run: int
+    roots_available: int
+    stop_reason: str
+    judges_report: JudgesReport
+    roots_to_go: RootsToGo | None
+    costs: tuple[StudyCost, ...]
+    evidence: tuple[dict[str, Any], ...]
+    provenance: Provenance
+    # bulk data, rendered as files of their own (judgments.csv, reader_audit.csv,
+    # root_order.txt), never into results.json
+    table: JudgmentTable = field(repr=False, metadata=BULK)
+    readings: Readings = field(repr=False, metadata=BULK)
+    order: tuple[str, ...] = field(repr=False, metadata=BULK)
+
+
+# ----------------------------------------------------------------------------------------------
+# The run
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StudyPrepared:
+    """A study read, gated, ordered and valued: everything before the verdict (``validate``)."""
+
+    data: StudyData
+    gate_counts: GateCounts
+    gate_settings: dict[str, Any]
+    order: tuple[str, ...]
+    values: RootValues
+    table: JudgmentTable
+    policy: Policy
+
+
+def _gates(config: StudyConfig, refusals: Refusals) -> tuple[Any, dict[str, Any]]:
+    g = config.gates
+    settings = g.model_dump()
+    with refusals.at(("gates",), "the gates"):
+        gates = real_text_gates(**settings)
+    return gates, settings
+
+
+def prepare_study(config: StudyConfig, source: ConfigSource) -> StudyPrepared:
+    """Read, gate, order and value the study (stages 1-4 of the module docstring)."""
+    refusals = Refusals(source)
+    data = load_study(config, source)
+    gates, settings = _gates(config, refusals)
+    counts = gate_counts(data.stimuli, gates)
+    if data.order_file is None:
+        order = registered_order(config.seed, counts.admitted)
+    else:
+        admitted = set(counts.admitted)
+        order = tuple(r for r in data.order_file if r in admitted)
+        listed = set(order)
+        missing = [r for r in counts.admitted if r not in listed]
+        if missing:
+            raise ConfigError(
+                [
+                    Defect(
+                        str(config.data.root_order),
+                        "(file)",
+                        missing[:5],
+                        f"every admitted root listed ({len(missing)} admitted roots are not)",
+                    )
+                ]
+            )
+    policy = Policy(**config.policy.model_dump())
+    judges = [j.name for j in config.panel.judges]
+    values = root_values(
+        data.table,
+        order,
+        len(order),
+        judges,
+        config.panel.trials,
+        policy,
+        config.humans.judgments_per_root,
+        counts.refused,
+    )
+    admitted_set = set(order)
+    keep = np.array([r in admitted_set for r in data.table.roots] + [False], bool)
+    table = data.table.take(np.flatnonzero(keep[data.table.root_code]))
+    table = table.sorted_by(order)
+    return StudyPrepared(data, counts, settings, order, values, table, policy)
+
+
+def _value_array(table: JudgmentTable, policy: Policy, kind: int) -> np.ndarray[Any, Any]:
+    return np.asarray(policy.scores(kind)[table.choice], np.float64) / 2.0
+
+
+def _interval(k: KappaResult | None) -> tuple[float, float] | None:
+    return None if k is None else (k.ci_low, k.ci_high)
+
+
+def _root_label(v: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    return np.where(v > 0.5, "treatment", np.where(v < 0.5, "null_partner", "even"))
+
+
+def _judges_report(
+    config: StudyConfig, prep: StudyPrepared, entered: Sequence[str]
+) -> JudgesReport:
+    table, policy = prep.table, prep.policy
+    names = [j.name for j in config.panel.judges]
+    index = {n: k for k, n in enumerate(names)}
+    model_kind, human_kind = RATER_KINDS.index("model"), RATER_KINDS.index("human")
+    rank_of = {r: k for k, r in enumerate(entered)}
+    root_rank = np.array([rank_of.get(r, -1) for r in table.roots] + [-1], np.int64)
+    rank = root_rank[table.root_code]
+    model = (table.rater_kind == model_kind) & (rank >= 0)
+    human = (table.rater_kind == human_kind) & (rank >= 0)
+    judge_of = np.array([index.get(r, -1) for r in table.raters] + [-1], np.int64)
+    values = _value_array(table, policy, model_kind)
+    human_values = _value_array(table, policy, human_kind)
+    mi = np.flatnonzero(model)
+    est: PanelEstimates = estimate_panel(
+        rank[mi],
+        judge_of[table.rater_code[mi]],
+        table.order[mi],
+        values[mi],
+        names=names,
+        trial=table.trial[mi],
+    )
+    hi = np.flatnonzero(human)
+    n_roots = len(entered)
+    human_rate = human_ci = None
+    human_root = np.full(n_roots, np.nan)
+    if hi.size:
+        pooled = rater_rates(
+            np.arange(hi.size), np.zeros(hi.size, np.int64), np.full(hi.size, 2), human_values[hi]
+        )[0]
+        human_rate = pooled.rate
+        human_ci = (pooled.ci_low, pooled.ci_high) if pooled.ci_low is not None else None
+        sums = np.bincount(rank[hi], weights=human_values[hi], minlength=n_roots)
+        counts = np.bincount(rank[hi], minlength=n_roots)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            human_root = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    judges: list[JudgeEstimate] = []
+    cats = ("null_partner", "even", "treatment")
+    for k, name in enumerate(names):
+        rate, bias = est.rates[k], est.position_biases[k]
+        mine = mi[judge_of[table.rater_code[mi]] == k]
+        sums = np.bincount(rank[mine], weights=values[mine], minlength=n_roots)
+        counts = np.bincount(rank[mine], minlength=n_roots)
+        both = (counts > 0) & ~np.isnan(human_root)
+        kappa_h: dict[str, Any] | None = None
+        if both.sum() >= 2:
+            jl = _root_label(sums[both] / counts[both])
+            hl = _root_label(human_root[both])
+            try:
+                kr = cohens_kappa(jl.tolist(), hl.tolist(), categories=cats)
+                kappa_h = {
+                    "roots": int(both.sum()),
+                    "kappa": kr.kappa,
+                    "ci": [kr.ci_low, kr.ci_high],
+                    "basis": "closed form (asymptotic), root-level labels",
+                }
+            except InputError as exc:
+                kappa_h = {"roots": int(both.sum()), "kappa": None, "note": str(exc)}
+        prior = next(j.prior for j in config.panel.judges if j.name == name)
+        judges.append(
+            JudgeEstimate(
+                name=name,
+                judgments=rate.n,
+                ties=rate.n_ties,
+                rate=rate.rate,
+                rate_ci=None if rate.ci_low is None else (rate.ci_low, rate.ci_high),  # type: ignore[arg-type]
+                position_bias=bias.bias,
+                position_bias_ci=None if bias.ci_low is None else (bias.ci_low, bias.ci_high),  # type: ignore[arg-type]
+                rate_treatment_first=bias.rate_first,
+                rate_treatment_second=bias.rate_second,
+                kappa_with_humans=kappa_h,
+                prior=None if prior is None else prior.model_dump(),
+            )
+        )
+    agreement = tuple(
+        PanelAgreement(
+            names[p.a],
+            names[p.b],
+            p.n_shared,
+            None if p.kappa is None else p.kappa.kappa,
+            _interval(p.kappa),
+        )
+        for p in est.kappas
+    )
+    fitted: dict[str, Any] | None = None
+    note = "fitted from the judges' rates and position biases (lean and noise 0: not estimable)"
+    try:
+        fitted = fitted_panel_block(
+            est,
+            f"{config.panel.name} (fitted)",
+            judges=names,
+            roles={j.name: j.prior.role for j in config.panel.judges if j.prior is not None},
+            costs={j.name: j.cost_per_judgment for j in config.panel.judges},
+            fallback_latent_correlation=config.panel.latent_correlation or 0.0,
+        )
+    except InputError as exc:
+        note = f"no fitted panel: {exc}"
+    return JudgesReport(
+        level=est.level,
+        judges=tuple(judges),
+        human_rate=human_rate,
+        human_rate_ci=human_ci,  # type: ignore[arg-type]
+        human_judgments=int(hi.size),
+        agreement=agreement,
+        latent_correlation=est.latent.rho,
+        effective_size=est.latent.effective_size,
+        fitted_panel=fitted,
+        fitted_panel_note=note,
+    )
+
+
+def _row_costs(
+    table: JudgmentTable, config: StudyConfig, limit_rank: int, order: Sequence[str]
+) -> tuple[dict[str, float], dict[str, int]]:
+    """Model and human spend (a row's own cost, else the configured price) on the roots up to
+    ``limit_rank`` of ``order``."""
+    price = {j.name: j.cost_per_judgment for j in config.panel.judges}
+    rank_of = {r: k for k, r in enumerate(order)}
+    rank = np.array([rank_of.get(r, -1) for r in table.roots] + [-1], np.int64)[table.root_code]
+    fallback = np.array(
+        [price.get(r, config.humans.cost_per_judgment) for r in table.raters] + [0.0]
+    )[table.rater_code]
+    cost = np.where(np.isnan(table.cost), fallback, table.cost)
+    inside = (rank >= 0) & (rank < limit_rank)
+    out_cost, out_n = {}, {}
+    for name, kind in (("model", 0), ("human", 1)):
+        sel = inside & (table.rater_kind == kind)
+        out_cost[name] = float(cost[sel].sum())
+        out_n[name] = int(sel.sum())
+    return out_cost, out_n
+
+
+def _costs(
+    config: StudyConfig, prep: StudyPrepared, values: RootValues, roots_run: int, readings: int
+) -> tuple[StudyCost, ...]:
+    entered = values.root_ids
+    reading_cost = readings * config.data.reader_audit.cost_per_reading
+    lines: list[StudyCost] = []
+    for route, limit in (("to the registered verdict", roots_run), ("all data", len(entered))):
+        spend, n = _row_costs(prep.table, config, limit, entered)
+        rows = [
+            StudyCost(route, "model judgments", exact(n["model"]), exact(spend["model"])),
+            StudyCost(route, "human judgments", exact(n["human"]), exact(spend["human"])),
+            StudyCost(route, "reader audit readings", exact(readings), exact(reading_cost)),
+        ]
+        total_t = sum(float(c.touches.value) for c in rows)
+        total_c = sum(float(c.cost.value) for c in rows)
+        lines.extend([*rows, StudyCost(route, "total", exact(total_t), exact(total_c))])
+    return tuple(lines)
+
+
+def _stop_reason(registered: TrackResult, roots_run: int, cap: int, valid: bool) -> str:
+    if not valid:
+        return "instrument invalid: the reader audit's kappa is below the gate"
+    if registered.verdict == Verdict.INCONCLUSIVE.value:
+        if roots_run >= cap:
+            return f"cap reached ({cap:,} roots) without a verdict"
+        return "the data ran out without a verdict"
+    return f"verdict reached at root {registered.roots_at_verdict}"
+
+
+def _evidence_row(t: int, rid: str, values: RootValues, run: TrackRun) -> dict[str, Any]:
+    reg, comp = run.registered, run.trackers["comparison"]
+    return {
+        "root": t + 1,
+        "root_id": rid,
+        "M": float(values.m[t]),
+        "H": values.h_value(t),
+        "model_judgments": int(values.model_judgments[t]),
+        "human_judgments": int(values.human_judgments[t]),
+        "model_bounds": list(reg.model_bounds),
+        "human_bounds": list(reg.human_bounds),
+        "diff_bounds": None if reg.diff_bounds is None else list(reg.diff_bounds),
+        "h_interval": list(reg.h_interval),
+        "comparison_h_interval": list(comp.h_interval),
+        "state": run.state_labels(),
+        "after_registered_stop": False,
+    }
+
+
+def _continuation(
+    config: StudyConfig,
+    values: RootValues,
+    report: JudgesReport,
+    construct: Construct,
+    sequential: Any,
+    refusals: Refusals,
+) -> RootsToGo | None:
+    if report.fitted_panel is None or values.coverage.roots_entered == 0:
+        return None
+    panel = build_panel(PanelSpec.model_validate(report.fitted_panel))
+    has_h = ~np.isnan(values.h)
+    human_rate = float(np.mean(values.h[has_h])) if has_h.any() else 0.5
+    if config.humans.judgments_per_root is not None:
+        n_h = config.humans.judgments_per_root
+    elif has_h.any():
+        n_h = int(np.bincount(values.human_judgments[has_h]).argmax())
+    else:
+        n_h = 1
+    with refusals.at(("planning",), "the roots-to-go simulation"):
+        return roots_to_go(
+            values.m,
+            values.h,
+            sequential.construction,
+            construct.per_tail_alpha,
+            sequential.spec,
+            construct.governing_threshold_h,
+            panel,
+            human_rate,
+            max(1, n_h),
+            float(has_h.mean()),
+            config.planning.replicates,
+            config.planning.max_extra_roots,
+            stream(config.seed, "study/roots-to-go"),
+        )
+
+
+def run_study(
+    config: StudyConfig, source: ConfigSource, options: RunOptions | None = None
+) -> StudyResult:
+    """Read the data, gate, order, value, run the tracks, estimate the judges (module doc)."""
+    refusals = Refusals(source)
+    construct = compile_construct(config.construct_spec)
+    sequential = build_sequential(config.sequential)
+    prep = prepare_study(config, source)
+    values = prep.values
+    a = config.data.reader_audit
+    with refusals.at(
+        ("data", "reader_audit", "path"),
+        "the reader audit",
+        params={"categories": ("data", "reader_audit", "categories")},
+    ):
+        kappa = reader_audit_from_readings(
+            prep.data.readings.root,
+            prep.data.readings.reader,
+            prep.data.readings.category,
+            categories=a.categories,
+        )
+        audit = AuditGate(a.kappa_min).evaluate(kappa)
+    claims = {
+        "registered": construct.registered_claim,
+        "extension": construct.extension_claim,
+        "comparison": construct.registered_claim,
+    }
+    with refusals.at(
+        ("sequential",),
+        "the sequential trackers",
+        params={"alpha": ("construct", "per_tail_alpha"), "threshold": governing_loc(construct)},
+    ):
+        run = TrackRun(
+            sequential.construction,
+            sequential.other_construction(),
+            construct.per_tail_alpha,
+            sequential.spec,
+            construct.governing_threshold_h,
+            construct.extension_minimum_h,
+            claims,
+        )
+    n = len(values.root_ids)
+    cap = min(sequential.cap_roots, n)
+    rows: list[dict[str, Any]] = []
+    at_stop: dict[str, TrackResult] | None = None
+    if audit.passed:
+        for t, rid in enumerate(values.root_ids):
+            run.step(float(values.m[t]), values.h_value(t), at_cap=t + 1 == cap)
+            row = _evidence_row(t, rid, values, run)
+            row["after_registered_stop"] = at_stop is not None
+            rows.append(row)
+            if at_stop is None and run.stopped:
+                at_stop = run.results("NO_VERDICT_WHEN_REGISTERED_STOPPED")
+        missing = Verdict.INCONCLUSIVE.value
+    else:
+        missing = Verdict.INSTRUMENT_INVALID.value
+    if at_stop is None:
+        at_stop = run.results(missing)
+    reg = at_stop["registered"]
+    roots_run = reg.roots_at_verdict if reg.roots_at_verdict is not None else run.roots
+    first = run.results(missing)
+    now = run.now("interval over all data")
+    all_data = {
+        name: replace(
+            now[name], verdict=first[name].verdict, roots_at_verdict=first[name].roots_at_verdict
+        )
+        for name in TRACKS
+    }
+    report = _judges_report(config, prep, values.root_ids)
+    to_go = None
+    if audit.passed and reg.verdict == Verdict.INCONCLUSIVE.value:
+        to_go = _continuation(config, values, report, construct, sequential, refusals)
+    files = [f"{f.path} ({f.format})" for f in prep.data.files if f.role == "judgments"]
+    description = "study data: " + ", ".join(files)
+    order_text = (
+        f"keyed hash of each root id under the seed ({ORDER_DOMAIN})"
+        if config.data.root_order is None
+        else f"registered order file {config.data.root_order}"
+    )
+    gc = prep.gate_counts
+    refused_pairs = tuple({"id": rid, "failed": list(gc.failed[rid])} for rid in sorted(gc.refused))
+    gates = GateReport(
+        gates=gc.gates,
+        settings=prep.gate_settings,
+        total=gc.total,
+        admitted=len(gc.admitted),
+        refused=len(gc.refused),
+        refusals=dict(gc.refusals),
+        first_failing=dict(gc.first_failing),
+        refused_pairs=refused_pairs,
+    )
+    settings = {
+        "construction": sequential.construction,
+        "comparison_construction": sequential.other_construction(),
+        "lambdas": list(sequential.spec.lambdas),
+        "weights": list(sequential.spec.weights or ()),
+        "per_tail_alpha": construct.per_tail_alpha,
+        "stream_alphas": run.registered.stream_alphas,
+        "error_per_side": run.registered.error_per_side,
+        "cap_roots": sequential.cap_roots,
+        "evidence_source": description,
+        "root_order": order_text,
+        "policy": config.policy.model_dump(),
+        "data_files": [
+            {"role": f.role, "path": f.path, "format": f.format, "sha256": f.sha256}
+            for f in prep.data.files
+        ],
+    }
+    return StudyResult(
+        kind="study",
+        construct=construct,
+        seed=config.seed,
+        evidence_source=description,
+        panel_name=config.panel.name,
+        judges=tuple(j.name for j in config.panel.judges),
+        trials=config.panel.trials,
+        humans_per_root=config.humans.judgments_per_root,
+        policy=config.policy.model_dump(),
+        construction=sequential.construction,
+        comparison_construction=sequential.other_construction(),
+        cap_roots=sequential.cap_roots,
+        root_order=order_text,
+        data_files=prep.data.files,
+        gates=gates,
+        coverage=values.coverage,
+        audit=audit,
+        instrument_valid=audit.passed,
+        registered=at_stop["registered"],
+        extension=at_stop["extension"],
+        comparison=at_stop["comparison"],
+        all_data=all_data,
+        roots_run=int(roots_run),
+        roots_available=n,
+        stop_reason=_stop_reason(reg, int(roots_run), sequential.cap_roots, audit.passed),
+        judges_report=report,
+        roots_to_go=to_go,
+        costs=_costs(config, prep, values, int(roots_run), len(prep.data.readings)),
+        evidence=tuple(rows),
+        provenance=provenance(source, "study", config.seed, settings),
+        table=prep.table,
+        readings=prep.data.readings,
+        order=prep.order,
+    )
+
+
+def _run(config: StudyConfig, source: ConfigSource, options: RunOptions) -> StudyResult:
+    return run_study(config, source, options)
+
+
+LAYER = Layer(
+    kind="study",
+    summary="your stimuli, judgments and annotations in: gates, registered order, verdict",
+    model=StudyConfig,
+    rules=RULES,
+    run=_run,
+)
