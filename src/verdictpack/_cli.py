@@ -3,6 +3,7 @@
     verdictpack CONFIG.json [--out DIR] [--force] [--workers N] [--executor local|dask]
                             [--scheduler ADDRESS] [--quiet]
     verdictpack schema KIND
+    verdictpack validate CONFIG.json
     verdictpack audit RUN_DIR [RUN_DIR ...]
     verdictpack seal-test [--keep DIR]
     verdictpack reproduce --out DIR
@@ -35,7 +36,7 @@ KINDS: dict[str, str] = {
     "battery": "verdictpack.kinds._battery",
     "study": "verdictpack.kinds._study",
 }
-SUBCOMMANDS = ("schema", "audit", "seal-test", "reproduce")
+SUBCOMMANDS = ("schema", "validate", "audit", "seal-test", "reproduce")
 
 
 def load_layer(kind: str):  # type: ignore[no-untyped-def]
@@ -137,9 +138,38 @@ def _schema(argv: Sequence[str]) -> int:
     return 0
 
 
+def _validate(argv: Sequence[str]) -> int:
+    """Check a config and (for a study) every data file it names; write nothing."""
+    from verdictpack.config._compiler import load_source, parse_config
+
+    if len(argv) != 1 or argv[0].startswith("-"):
+        got = " ".join(argv) if argv else "(nothing)"
+        raise UsageError(f"verdictpack validate: expected one config file; received {got}")
+    source = load_source(argv[0])
+    raw = source.json()
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    if not isinstance(kind, str) or kind not in KINDS:
+        received = raw.get("kind", "(missing)") if isinstance(raw, dict) else raw
+        raise ConfigError(
+            [Defect(source.display, "$.kind", received, "one of " + ", ".join(KINDS))]
+        )
+    layer = load_layer(kind)
+    parsed = parse_config(source, layer.model, layer.rules)
+    if kind != "study":
+        sys.stdout.write(f"{source.display}: a valid {kind} config (no data files to check).\n")
+        return 0
+    from verdictpack.kinds._study import prepare_study
+    from verdictpack.render._study import render_validation
+
+    sys.stdout.write(render_validation(prepare_study(parsed, source), source.display))
+    return 0
+
+
 def _dispatch(argv: Sequence[str]) -> int:
     if argv and argv[0] == "schema":
         return _schema(argv[1:])
+    if argv and argv[0] == "validate":
+        return _validate(argv[1:])
     if argv and argv[0] in ("audit", "seal-test", "reproduce"):
         module = importlib.import_module(
             {

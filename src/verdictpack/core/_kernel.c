@@ -749,6 +749,70 @@ done:
     return res;
 }
 
+/* trace(fspec, ispec, state, model (T,) int64, human (T,) int64, present (T,) uint8,
+ *       out (T, s + 2) float64, searches (ns,) int64 in/out): tracker row 0 consumes every root
+ *       in order (human evidence where present[i]) and after root i writes its 2 ns bounds and its
+ *       h-interval (lo, hi) into out[i]; it never stops (the caller classifies the trace). */
+static PyObject *py_trace(PyObject *self, PyObject *args) {
+    Py_buffer fb, ib, st, mb, hb, pb, ob, se;
+    Spec sp = {0};
+    Py_ssize_t rows;
+    if (!PyArg_ParseTuple(args, "y*y*w*y*y*y*w*w*", &fb, &ib, &st, &mb, &hb, &pb, &ob, &se))
+        return NULL;
+    PyObject *res = NULL;
+    if (unpack(&sp, &fb, &ib) < 0 || check_state(&sp, &st, &rows) < 0) goto done;
+    if (sp.mode == 0 || rows < 1) {
+        PyErr_SetString(PyExc_ValueError, "trace: the state is not a tracker's");
+        goto done;
+    }
+    if (alloc_scratch(&sp) < 0) goto done;
+    const Py_ssize_t horizon = mb.len / (Py_ssize_t)sizeof(int64_t);
+    const Py_ssize_t width = sp.s + 2;
+    if (mb.len != horizon * (Py_ssize_t)sizeof(int64_t) || hb.len != mb.len || pb.len != horizon ||
+        ob.len != horizon * width * (Py_ssize_t)sizeof(double) ||
+        se.len != sp.ns * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "trace: array sizes do not match the state");
+        goto done;
+    }
+    const int64_t *mi = (const int64_t *)mb.buf, *hi = (const int64_t *)hb.buf;
+    const uint8_t *pr = (const uint8_t *)pb.buf;
+    for (Py_ssize_t i = 0; i < horizon; i++) {
+        if (mi[i] < 0 || mi[i] >= sp.nm || (pr[i] && (hi[i] < 0 || hi[i] >= sp.nh))) {
+            PyErr_Format(PyExc_ValueError, "trace: root %zd is off the support", i);
+            goto done;
+        }
+    }
+    double *row = (double *)st.buf, *out = (double *)ob.buf;
+    int64_t *searches = (int64_t *)se.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < horizon; i++) {
+        int any = observe(&sp, row, 0, mi[i]);
+        searches[0] += any;
+        if (pr[i]) {
+            int mh = observe(&sp, row, 1, hi[i]);
+            searches[1] += mh;
+            any |= mh;
+            if (sp.mode == 2) {
+                int md = observe(&sp, row, 2, sp.dflat[mi[i] * sp.nh + hi[i]]);
+                searches[2] += md;
+                any |= md;
+            }
+        }
+        row[sp.o_h + 3] += 1.0;
+        if (any) refresh(&sp, row);
+        double *o = out + i * width;
+        for (int q = 0; q < sp.s; q++) o[q] = row[sp.o_b + q];
+        o[sp.s] = row[sp.o_h];
+        o[sp.s + 1] = row[sp.o_h + 1];
+    }
+    Py_END_ALLOW_THREADS;
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    release(&sp, (Py_buffer *[]){&fb, &ib, &st, &mb, &hb, &pb, &ob, &se}, 8);
+    return res;
+}
+
 /* logs(x, out): the kernel's log of positive normal numbers (exposed for its accuracy test). */
 static PyObject *py_logs(PyObject *self, PyObject *args) {
     Py_buffer xb, ob;
@@ -781,6 +845,8 @@ static PyMethodDef methods[] = {
     {"init", py_init, METH_VARARGS, "init(fspec, ispec, state): fresh rows"},
     {"step", py_step, METH_VARARGS, "step(fspec, ispec, state, idx, act, moved, searches)"},
     {"run", py_run, METH_VARARGS, "run(fspec, ispec, state, model, human, cap, codes, searches)"},
+    {"trace", py_trace, METH_VARARGS,
+     "trace(fspec, ispec, state, model, human, present, out, searches)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -410,6 +410,31 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         int_at_least("threads", threads, 1, "a positive integer number of threads")
         return self._bank.run(arrays[0], arrays[1], int(cap), int(threads))
 
+    def trace(
+        self, m_index: ArrayLike, h_index: ArrayLike, h_present: ArrayLike
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Feed replicate 0 every root in order -- (``m_index[i]``, ``h_index[i]`` where
+        ``h_present[i]``) -- and return its trajectory: ``bounds`` (T, 2·streams) after each root
+        (model lower, upper, human lower, upper, then D's on its (D + 1)/2 scale for the hybrid),
+        ``h_lo`` (T,) and ``h_hi`` (T,). The same numbers as :meth:`update` one root at a time,
+        in one compiled call; nothing stops at a verdict (classify the trajectory)."""
+        if self._r != 1:
+            raise InputError("n_replicates", "1 for a trace", self._r)
+        m = np.ascontiguousarray(m_index, dtype=np.int64)
+        h = np.ascontiguousarray(h_index, dtype=np.int64)
+        p = np.ascontiguousarray(h_present, dtype=np.uint8)
+        if m.ndim != 1 or h.shape != m.shape or p.shape != m.shape:
+            raise InputError(
+                "m_index, h_index, h_present", "three 1-d arrays of one length", (m.shape, h.shape)
+            )
+        bank = self._bank
+        out = np.empty((m.size, bank.s + 2), dtype=np.float64)
+        try:
+            bank._kernel.trace(bank.fspec, bank.ispec, bank.state, m, h, p, out, bank.searches)
+        except ValueError as exc:
+            raise InputError("m_index, h_index", "indices into the supports", str(exc)) from None
+        return out[:, : bank.s], out[:, bank.s], out[:, bank.s + 1]
+
     def spread_first(self) -> None:
         """Every replicate takes replicate 0's state: R continuations of one observed prefix
         (feed the prefix to replicate 0 alone with ``active``, then spread it)."""

@@ -16,11 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from verdictpack.core._hinterval import classify
-from verdictpack.core._mixture import MixtureSpec
-from verdictpack.core._tracker import HTracker
+import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["TRACKS", "TrackResult", "TrackRun", "track_state"]
+from verdictpack._errors import InputError
+from verdictpack.core._hinterval import VERDICT_CODES, classify, classify_codes
+from verdictpack.core._mixture import MixtureSpec
+from verdictpack.core._tracker import BatchHTracker, HTracker
+
+__all__ = ["TRACKS", "TrackResult", "TrackRun", "TrackTrace", "track_state"]
 
 TRACKS = ("registered", "extension", "comparison")
 
@@ -140,3 +144,159 @@ class TrackRun:
             name: track_state(t, label, None, name, self.claims[name])
             for name, t in self.trackers.items()
         }
+
+
+class TrackTrace:
+    """The three tracks over a whole stream at once: the compiled kernel's trajectory of each.
+
+    For data already in hand (a study's files) every root's bounds and interval come from one
+    compiled pass per track (:meth:`BatchHTracker.trace`) instead of one Python update per root;
+    the numbers are the compiled e-process's, which agree with :class:`HTracker`'s to the last
+    bits of the floating-point search (about 1e-15), and the verdicts are read off the
+    trajectory with the same rules as :class:`TrackRun`: each track's first verdict, the
+    registered track's at ``cap`` INCONCLUSIVE. ``m`` holds M_i; ``h`` holds H_i, NaN where a
+    root has no human judgment.
+    """
+
+    def __init__(
+        self,
+        construction: str,
+        other: str,
+        alpha: float,
+        spec: MixtureSpec,
+        threshold_h: float,
+        extension_h: float,
+        claims: Mapping[str, str],
+        m: NDArray[np.float64],
+        h: NDArray[np.float64],
+        cap: int,
+    ) -> None:
+        m = np.asarray(m, np.float64)
+        h = np.asarray(h, np.float64)
+        present = ~np.isnan(h)
+        bad = ~(np.isfinite(m) & (m >= 0) & (m <= 1)) | (present & ~((h >= 0) & (h <= 1)))
+        if m.shape != h.shape or m.ndim != 1 or bad.any():
+            raise InputError("m, h", "two 1-d arrays of values in [0, 1] (h NaN: no human)", None)
+        self.claims = MappingProxyType({t: claims[t] for t in TRACKS})
+        self.n = int(m.size)
+        self.cap = int(min(cap, self.n))
+        ms = np.unique(np.concatenate([m, [0.0, 1.0]]))
+        hs = np.unique(np.concatenate([h[present], [0.0, 1.0]]))
+        mi = np.searchsorted(ms, m)
+        hi = np.where(present, np.searchsorted(hs, np.where(present, h, 0.0)), 0)
+        settings = {
+            "registered": (construction, threshold_h),
+            "extension": (construction, extension_h),
+            "comparison": (other, threshold_h),
+        }
+        self.construction = {t: settings[t][0] for t in TRACKS}
+        self.threshold = {t: settings[t][1] for t in TRACKS}
+        self.error_per_side: dict[str, float] = {}
+        self.stream_alphas: dict[str, float] = {}
+        self.bounds: dict[str, NDArray[np.float64]] = {}
+        self.h_lo: dict[str, NDArray[np.float64]] = {}
+        self.h_hi: dict[str, NDArray[np.float64]] = {}
+        self.codes: dict[str, NDArray[np.int8]] = {}
+        for name, (con, thr) in settings.items():
+            bt = BatchHTracker(1, con, alpha, spec, thr, ms, hs)
+            self.error_per_side[name] = bt.error_per_side
+            if name == "registered":
+                self.stream_alphas = {"model": bt.model.alpha, "human": bt.human.alpha}
+                if bt.diff is not None:
+                    self.stream_alphas["diff"] = bt.diff.alpha
+            b, lo, hi_ = bt.trace(mi, hi, present)
+            self.bounds[name], self.h_lo[name], self.h_hi[name] = b, lo, hi_
+            self.codes[name] = classify_codes(lo, hi_, thr)
+
+    def first(self, name: str, within: int | None = None) -> int | None:
+        """Index of the track's first verdict among the first ``within`` roots (all: None)."""
+        codes = self.codes[name][: self.n if within is None else within]
+        hits = np.flatnonzero(codes)
+        return None if hits.size == 0 else int(hits[0])
+
+    @property
+    def stop(self) -> int | None:
+        """Index of the root at which the registered track stops: its verdict, else the cap
+        (INCONCLUSIVE there); None without roots."""
+        k = self.first("registered", self.cap)
+        return k if k is not None else (self.cap - 1 if self.cap > 0 else None)
+
+    def state(self, name: str, i: int, verdict: str, at_verdict: int | None) -> TrackResult:
+        """Track ``name`` as it stood after root index ``i`` (None: before any root)."""
+        b = self.bounds[name]
+        diff = None
+        if b.shape[1] > 4:
+            diff = (2.0 * float(b[i, 4]) - 1.0, 2.0 * float(b[i, 5]) - 1.0)
+        return TrackResult(
+            track=name,
+            construction=self.construction[name],
+            threshold_h=self.threshold[name],
+            claim=self.claims[name],
+            verdict=verdict,
+            roots_at_verdict=at_verdict,
+            h_interval=(float(self.h_lo[name][i]), float(self.h_hi[name][i])),
+            model_bounds=(float(b[i, 0]), float(b[i, 1])),
+            human_bounds=(float(b[i, 2]), float(b[i, 3])),
+            diff_bounds=diff,
+            error_per_side=self.error_per_side[name],
+        )
+
+    def _frozen(
+        self, name: str, within: int | None, missing: str, at_cap: bool = False
+    ) -> TrackResult:
+        k = self.first(name, within)
+        if k is not None:
+            code = int(self.codes[name][k])
+            return self.state(name, k, VERDICT_CODES[code].value, k + 1)  # type: ignore[union-attr]
+        last = (self.n if within is None else within) - 1
+        if at_cap and last >= 0:
+            return self.state(name, last, "INCONCLUSIVE", last + 1)
+        if last < 0:
+            return TrackResult(
+                name,
+                self.construction[name],
+                self.threshold[name],
+                self.claims[name],
+                missing,
+                None,
+                None,
+                None,
+                None,
+                None,
+                self.error_per_side[name],
+            )
+        return self.state(name, last, missing, None)
+
+    def at_stop(self, missing: str) -> dict[str, TrackResult]:
+        """Every track as the registered stop left it (each frozen at its verdict, if reached by
+        then; otherwise labelled ``missing`` with its state at the stop)."""
+        stop = self.stop
+        within = 0 if stop is None else stop + 1
+        out = {}
+        for name in TRACKS:
+            if name == "registered":
+                out[name] = self._frozen(name, within, "INCONCLUSIVE", at_cap=True)
+            else:
+                out[name] = self._frozen(name, within, missing)
+        return out
+
+    def over_all(self, missing: str) -> dict[str, TrackResult]:
+        """Every track over all the data: its first verdict, whatever the cap (or ``missing``),
+        with the interval and bounds after the last root."""
+        out = {}
+        for name in TRACKS:
+            first = self._frozen(name, None, missing)
+            end = self.state(name, self.n - 1, first.verdict, first.roots_at_verdict)
+            out[name] = end
+        return out
+
+    def labels(self, name: str) -> NDArray[np.object_]:
+        """Per root, the track's verdict so far (CONTINUE before its first verdict; the
+        registered track's stays frozen from its stop, INCONCLUSIVE at the cap)."""
+        out = np.full(self.n, "CONTINUE", dtype=object)
+        k = self.first(name, self.cap if name == "registered" else None)
+        if k is not None:
+            out[k:] = VERDICT_CODES[int(self.codes[name][k])].value  # type: ignore[union-attr]
+        elif name == "registered" and self.cap > 0:
+            out[self.cap - 1 :] = "INCONCLUSIVE"
+        return out

@@ -34,14 +34,14 @@ def order_key(seed: int, root_id: str) -> bytes:
 
 def registered_order(seed: int, root_ids: Iterable[str]) -> tuple[str, ...]:
     """``root_ids`` (distinct) in the registered order of ``seed``."""
-    prefix = f"{ORDER_DOMAIN}\n{int(seed)}\n".encode()
-    keyed = []
-    for r in root_ids:
-        h = hashlib.sha256(prefix)
+    base = hashlib.sha256(f"{ORDER_DOMAIN}\n{int(seed)}\n".encode())
+
+    def key(r: str) -> bytes:
+        h = base.copy()
         h.update(r.encode())
-        keyed.append((h.digest(), r))
-    keyed.sort()
-    return tuple(r for _, r in keyed)
+        return h.digest()
+
+    return tuple(sorted(root_ids, key=lambda r: (key(r), r)))
 
 
 def read_order_file(path: Path, display: str) -> tuple[tuple[str, ...], tuple[Defect, ...]]:

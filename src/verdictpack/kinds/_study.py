@@ -34,7 +34,7 @@ data file read).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
@@ -72,7 +72,7 @@ from verdictpack.core._estimates import (
     reader_audit_from_readings,
 )
 from verdictpack.core._hinterval import Verdict
-from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun
+from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun, TrackTrace
 from verdictpack.evidence._assemble import (
     Coverage,
     Policy,
@@ -566,10 +566,11 @@ class StudyResult:
     judges_report: JudgesReport
     roots_to_go: RootsToGo | None
     costs: tuple[StudyCost, ...]
-    evidence: tuple[dict[str, Any], ...]
     provenance: Provenance
-    # bulk data, rendered as files of their own (judgments.csv, reader_audit.csv,
-    # root_order.txt), never into results.json
+    # bulk data, rendered as files of their own (evidence.jsonl, judgments.csv,
+    # reader_audit.csv, root_order.txt), never into results.json; the evidence rows hold plain
+    # JSON values already
+    evidence: tuple[dict[str, Any], ...] = field(repr=False, metadata=BULK)
     table: JudgmentTable = field(repr=False, metadata=BULK)
     readings: Readings = field(repr=False, metadata=BULK)
     order: tuple[str, ...] = field(repr=False, metadata=BULK)
@@ -819,23 +820,38 @@ def _stop_reason(registered: TrackResult, roots_run: int, cap: int, valid: bool)
     return f"verdict reached at root {registered.roots_at_verdict}"
 
 
-def _evidence_row(t: int, rid: str, values: RootValues, run: TrackRun) -> dict[str, Any]:
-    reg, comp = run.registered, run.trackers["comparison"]
-    return {
-        "root": t + 1,
-        "root_id": rid,
-        "M": float(values.m[t]),
-        "H": values.h_value(t),
-        "model_judgments": int(values.model_judgments[t]),
-        "human_judgments": int(values.human_judgments[t]),
-        "model_bounds": list(reg.model_bounds),
-        "human_bounds": list(reg.human_bounds),
-        "diff_bounds": None if reg.diff_bounds is None else list(reg.diff_bounds),
-        "h_interval": list(reg.h_interval),
-        "comparison_h_interval": list(comp.h_interval),
-        "state": run.state_labels(),
-        "after_registered_stop": False,
-    }
+def _evidence_rows(values: RootValues, trace: TrackTrace) -> list[dict[str, Any]]:
+    """One evidence.jsonl row per root entered: its values, the registered track's bounds and
+    interval after it, the comparison interval and every track's state."""
+    b = trace.bounds["registered"]
+    hybrid = b.shape[1] > 4
+    lo, hi = trace.h_lo["registered"].tolist(), trace.h_hi["registered"].tolist()
+    clo, chi = trace.h_lo["comparison"].tolist(), trace.h_hi["comparison"].tolist()
+    mb, hb = b[:, 0:2].tolist(), b[:, 2:4].tolist()
+    db = (2.0 * b[:, 4:6] - 1.0).tolist() if hybrid else None
+    labels = {name: trace.labels(name).tolist() for name in TRACKS}
+    stop = trace.stop if trace.stop is not None else -1
+    h = values.h.tolist()
+    rows = []
+    for t, rid in enumerate(values.root_ids):
+        rows.append(
+            {
+                "root": t + 1,
+                "root_id": rid,
+                "M": float(values.m[t]),
+                "H": None if h[t] != h[t] else h[t],
+                "model_judgments": int(values.model_judgments[t]),
+                "human_judgments": int(values.human_judgments[t]),
+                "model_bounds": mb[t],
+                "human_bounds": hb[t],
+                "diff_bounds": None if db is None else db[t],
+                "h_interval": [lo[t], hi[t]],
+                "comparison_h_interval": [clo[t], chi[t]],
+                "state": {name: labels[name][t] for name in TRACKS},
+                "after_registered_stop": t > stop,
+            }
+        )
+    return rows
 
 
 def _continuation(
@@ -902,47 +918,53 @@ def run_study(
         "extension": construct.extension_claim,
         "comparison": construct.registered_claim,
     }
-    with refusals.at(
-        ("sequential",),
-        "the sequential trackers",
-        params={"alpha": ("construct", "per_tail_alpha"), "threshold": governing_loc(construct)},
-    ):
-        run = TrackRun(
-            sequential.construction,
-            sequential.other_construction(),
-            construct.per_tail_alpha,
-            sequential.spec,
-            construct.governing_threshold_h,
-            construct.extension_minimum_h,
-            claims,
-        )
     n = len(values.root_ids)
-    cap = min(sequential.cap_roots, n)
+    trace: TrackTrace | None = None
     rows: list[dict[str, Any]] = []
-    at_stop: dict[str, TrackResult] | None = None
     if audit.passed:
-        for t, rid in enumerate(values.root_ids):
-            run.step(float(values.m[t]), values.h_value(t), at_cap=t + 1 == cap)
-            row = _evidence_row(t, rid, values, run)
-            row["after_registered_stop"] = at_stop is not None
-            rows.append(row)
-            if at_stop is None and run.stopped:
-                at_stop = run.results("NO_VERDICT_WHEN_REGISTERED_STOPPED")
-        missing = Verdict.INCONCLUSIVE.value
+        with refusals.at(
+            ("sequential",),
+            "the sequential trackers",
+            params={
+                "alpha": ("construct", "per_tail_alpha"),
+                "threshold": governing_loc(construct),
+            },
+        ):
+            trace = TrackTrace(
+                sequential.construction,
+                sequential.other_construction(),
+                construct.per_tail_alpha,
+                sequential.spec,
+                construct.governing_threshold_h,
+                construct.extension_minimum_h,
+                claims,
+                values.m,
+                values.h,
+                sequential.cap_roots,
+            )
+        at_stop = trace.at_stop("NO_VERDICT_WHEN_REGISTERED_STOPPED")
+        all_data = trace.over_all(Verdict.INCONCLUSIVE.value)
+        rows = _evidence_rows(values, trace)
+        stream_alphas = trace.stream_alphas
+        error_per_side = trace.error_per_side["registered"]
     else:
-        missing = Verdict.INSTRUMENT_INVALID.value
-    if at_stop is None:
-        at_stop = run.results(missing)
+        invalid = Verdict.INSTRUMENT_INVALID.value
+        with refusals.at(("sequential",), "the sequential trackers"):
+            probe = TrackRun(
+                sequential.construction,
+                sequential.other_construction(),
+                construct.per_tail_alpha,
+                sequential.spec,
+                construct.governing_threshold_h,
+                construct.extension_minimum_h,
+                claims,
+            )
+        at_stop = probe.results(invalid)
+        all_data = probe.results(invalid)
+        stream_alphas = probe.registered.stream_alphas
+        error_per_side = probe.registered.error_per_side
     reg = at_stop["registered"]
-    roots_run = reg.roots_at_verdict if reg.roots_at_verdict is not None else run.roots
-    first = run.results(missing)
-    now = run.now("interval over all data")
-    all_data = {
-        name: replace(
-            now[name], verdict=first[name].verdict, roots_at_verdict=first[name].roots_at_verdict
-        )
-        for name in TRACKS
-    }
+    roots_run = 0 if trace is None or trace.stop is None else trace.stop + 1
     report = _judges_report(config, prep, values.root_ids)
     to_go = None
     if audit.passed and reg.verdict == Verdict.INCONCLUSIVE.value:
@@ -972,8 +994,8 @@ def run_study(
         "lambdas": list(sequential.spec.lambdas),
         "weights": list(sequential.spec.weights or ()),
         "per_tail_alpha": construct.per_tail_alpha,
-        "stream_alphas": run.registered.stream_alphas,
-        "error_per_side": run.registered.error_per_side,
+        "stream_alphas": stream_alphas,
+        "error_per_side": error_per_side,
         "cap_roots": sequential.cap_roots,
         "evidence_source": description,
         "root_order": order_text,

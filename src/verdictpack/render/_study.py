@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from verdictpack._results import dump_json, to_jsonable
-from verdictpack.kinds._study import StudyResult
+from verdictpack.kinds._study import StudyPrepared, StudyResult
 from verdictpack.render._markdown import construct_block, fmt_alpha, fmt_money, fmt_p, fmt_x, table
 
 _TRACK_HEADERS = [
@@ -214,7 +214,7 @@ def render_study_report(r: StudyResult) -> str:
 def render_files(r: StudyResult) -> dict[str, str]:
     data = to_jsonable(r)
     data.pop("provenance", None)
-    evidence = data.pop("evidence")
+    evidence = r.evidence
     refused = data["gates"].pop("refused_pairs")
     verdict = {
         "construct": r.construct.name,
@@ -255,3 +255,35 @@ def render_files(r: StudyResult) -> dict[str, str]:
         "fitted_panel.json": dump_json({"panel": fitted} if fitted else {}),
         "cost_comparison.csv": "\n".join(costs) + "\n",
     }
+
+
+def render_validation(prep: StudyPrepared, config_name: str) -> str:
+    """``verdictpack validate``'s summary of a study's data (no defect was found)."""
+    c = prep.values.coverage
+    gc = prep.gate_counts
+    lines = [f"{config_name}: the config and every data file are valid (no defects)."]
+    for f in prep.data.files:
+        lines.append(f"  {f.role}: {f.path} ({f.format}), {f.records:,} records, sha256 {f.sha256}")
+    lines += [
+        f"  pairs: {gc.total:,}; admitted by the gates {len(gc.admitted):,}, refused "
+        f"{len(gc.refused):,}"
+        + (
+            " (first failing: "
+            + ", ".join(f"{g} {n:,}" for g, n in gc.first_failing.items() if n)
+            + ")"
+            if gc.refused
+            else ""
+        ),
+        f"  judgments: {c.model_rows:,} model, {c.human_rows:,} human; "
+        f"{c.rows_on_refused_roots:,} on refused pairs (left out)",
+        f"  roots in the registered order: {c.roots_entered:,} judged, "
+        f"{c.admitted_roots_unjudged:,} admitted but not yet judged",
+        f"  human coverage: {c.roots_with_humans:,} of {c.roots_entered:,} judged roots",
+        f"  one presentation order only: {c.roots_one_order_only:,} roots"
+        + (f" (e.g. {', '.join(c.one_order_examples)})" if c.one_order_examples else ""),
+        f"  policy absorbs: model ties {c.model_ties:,}, invalid {c.model_invalid:,}, missing "
+        f"cells {c.model_missing_cells:,}; human ties {c.human_ties:,}, invalid "
+        f"{c.human_invalid:,}, missing {c.human_missing:,}",
+        f"  reader audit: {len(prep.data.readings) // 2:,} roots read twice",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,178 @@
+"""End to end: a study of 100,000 roots x (4 judges x 2 orders + 3 humans) = 1.1 million judgment
+rows from CSV, against Python's ``csv`` module reading the same file.
+
+Workload (fixed, seeded), written to a temporary folder before timing: ``pairs.jsonl`` (100,000
+pairs: a source of ~120 words, a treatment of ~50 words drawn from it, a null partner differing
+from the treatment in a few words; a few pairs built to fail a gate), ``judgments.csv`` (canonical
+columns; 7% ties, 3% invalid; model rows carry a cost), ``readings.csv`` (200 roots read twice)
+and ``study.json``. The judges prefer the treatment a little more than the humans do (h ~ 0.05,
+below the threshold 0.3), so the registered track reaches its verdict within the data and then
+reads on to the end of it.
+
+Timed in the same run, each the median of ``--repeats``:
+
+* ``csv.reader`` iterating over judgments.csv (reading only, nothing kept);
+* the whole study in one process, as the CLI runs it (``run_config``: read and check every file,
+  gates on every pair, registered order, values, the three tracks over all roots, the judges'
+  estimates, and every output file written to ``--out``), and the ratio of the two.
+
+Usage: python benchmarks/bench_study.py [--repeats 3] [--roots 100000] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, machine, report, time_call
+
+WORDS = (
+    "the a report council budget city river school study season market plan water energy "
+    "policy health patients doctors survey results growth rates prices workers union court "
+    "ruling judge appeal museum collection visitors festival music film team coach league "
+    "players match record storm flooding roads bridge repairs transport service trains buses"
+).split()
+
+
+def write_study(folder: Path, roots: int, seed: int = 14) -> dict[str, int]:
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "pairs.jsonl").open("w", encoding="utf-8") as fh:
+        for r in range(roots):
+            words = rng.choice(len(WORDS), size=120).tolist()
+            num = int(rng.integers(10, 999))
+            source = " ".join(WORDS[w] for w in words) + f" with {num} people."
+            treat_words = [WORDS[w] for w in words[:48]] + [str(num)]
+            null_words = list(treat_words)
+            for k in rng.choice(47, size=3, replace=False).tolist():
+                null_words[k] = WORDS[(words[k] + 1) % len(WORDS)]
+            if r % 500 == 7:  # an over-long null partner: refused by the length gate
+                null_words += treat_words
+            rec = {
+                "id": f"root-{r:06d}",
+                "source": source,
+                "treatment": " ".join(treat_words) + ".",
+                "null_partner": " ".join(null_words) + ".",
+            }
+            fh.write(json.dumps(rec) + "\n")
+    judges = [f"judge-{k}" for k in range(4)]
+    humans = [f"human-{k}" for k in range(3)]
+    choices = ("treatment", "null_partner", "tie", "invalid")
+    p_model = [0.53, 0.37, 0.07, 0.03]
+    p_human = [0.51, 0.39, 0.07, 0.03]
+    model = rng.choice(4, size=(roots, 8), p=p_model).tolist()
+    human = rng.choice(4, size=(roots, 3), p=p_human).tolist()
+    costs = rng.uniform(0.0001, 0.01, size=(roots, 8)).round(6).tolist()
+    with (folder / "judgments.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(("root_id", "rater_id", "rater_kind", "order", "choice", "trial", "cost"))
+        for r in range(roots):
+            rid = f"root-{r:06d}"
+            k = 0
+            for j in judges:
+                for order in ("treatment_first", "null_first"):
+                    w.writerow((rid, j, "model", order, choices[model[r][k]], 0, costs[r][k]))
+                    k += 1
+            for i, h in enumerate(humans):
+                w.writerow((rid, h, "human", "unknown", choices[human[r][i]], 0, ""))
+    with (folder / "readings.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(("root_id", "reader_id", "category"))
+        truth = rng.integers(0, 2, size=200).tolist()
+        for i, t in enumerate(truth):
+            for reader in ("reader-a", "reader-b"):
+                cat = t if rng.random() < 0.9 else 1 - t
+                w.writerow((f"audit-{i:04d}", reader, f"c{cat}"))
+    engine = json.loads((ROOT / "examples" / "engine_summarization.json").read_text())
+    construct = engine["construct"]
+    study = {
+        "kind": "study",
+        "seed": 14,
+        "construct": construct,
+        "sequential": {"construction": "hybrid", "cap_roots": 1_000_000},
+        "panel": {
+            "name": "benchmark panel",
+            "judges": [{"name": j, "cost_per_judgment": 0.002} for j in judges],
+        },
+        "humans": {"judgments_per_root": 3, "cost_per_judgment": 0.4},
+        "data": {
+            "stimuli": {
+                "path": "pairs.jsonl",
+                "mapping": {
+                    "id": "id",
+                    "source": "source",
+                    "treatment": "treatment",
+                    "null_partner": "null_partner",
+                },
+            },
+            "judgments": [{"format": "table", "path": "judgments.csv"}],
+            "reader_audit": {"path": "readings.csv", "kappa_min": 0.6},
+        },
+        "gates": {
+            "length_tolerance": 0.2,
+            "max_diff_tokens": 8,
+            "content_threshold": 0.5,
+            "require_numbers": True,
+        },
+    }
+    (folder / "study.json").write_text(json.dumps(study, indent=2))
+    return {"roots": roots, "rows": roots * 11}
+
+
+def read_only(path: Path) -> int:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return sum(1 for _ in csv.reader(fh))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--roots", type=int, default=100_000)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    from verdictpack._cli import run_config
+
+    tmp = Path(tempfile.mkdtemp(prefix="vp-bench-study-"))
+    try:
+        size = write_study(tmp / "study", args.roots)
+        print(f"machine: {machine()}")
+        print(f"workload: {size['roots']:,} roots, {size['rows']:,} judgment rows")
+        out = tmp / "out"
+
+        def run() -> None:
+            run_config(str(tmp / "study" / "study.json"), str(out), force=True)
+
+        if args.profile:
+            import cProfile
+            import pstats
+
+            cProfile.runctx("run()", globals(), {"run": run}, str(tmp / "prof"))
+            pstats.Stats(str(tmp / "prof")).sort_stats("cumulative").print_stats(30)
+            return
+        t_csv: list[float] = []
+        t_study: list[float] = []
+        for _ in range(args.repeats):  # interleaved, so both see the same machine state
+            t_csv += time_call(lambda: read_only(tmp / "study" / "judgments.csv"), 1)
+            t_study += time_call(run, 1)
+        report("csv.reader only", t_csv)
+        report("study end to end (run_config)", t_study, budget=15.0)
+        ratio = statistics.median(t_study) / statistics.median(t_csv)
+        print(f"ratio study / csv.reader: {ratio:.2f}x (target <= 4x)")
+        verdict = json.loads((out / "verdict.json").read_text())
+        reg = verdict["registered"]
+        print(f"registered verdict {reg['verdict']} at root {reg['roots_at_verdict']}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
