@@ -18,11 +18,15 @@ imported, and the environment variables ``VERDICTPACK_SEED``, ``VERDICTPACK_CONF
 ``VERDICTPACK_OUT``, ``VERDICTPACK_WORKERS``, ``PYTHONHASHSEED`` and ``TZ``.
 
 The real configs are copied into ``inputs/`` beside the working directory and passed by absolute
-path; each run writes ``--out out/<stem>`` relative to the working directory. The seal passes when
-every run succeeds, no run prints a decoy marker, every output file is byte-identical to the clean
-room's (``provenance.json`` compared without its ``wall_clock`` field, which must be its last
-field), and every decoy is untouched (SHA-256 of every file before and after; nothing created
-outside the output folders).
+path; each run writes ``--out out/<stem>`` relative to the working directory. A study's data files
+(every ``path`` under its ``data`` block) are copied beside it in ``inputs/`` at the same relative
+paths, and the decoy rooms put a *different* valid copy of each (its last record left out) at that
+relative path in the working directory: a tool that resolved data paths against the working
+directory instead of the config's folder would read the decoy and its outputs would differ.
+The seal passes when every run succeeds, no run prints a decoy marker, every output file is
+byte-identical to the clean room's (``provenance.json`` compared without its ``wall_clock``
+field, which must be its last field), and every decoy is untouched (SHA-256 of every file before
+and after; nothing created outside the output folders).
 
 Coverage: the console script and ``python -P -m verdictpack``. Plain ``python -m verdictpack``
 puts the working directory first on ``sys.path`` and would import the decoy modules; that is
@@ -63,6 +67,7 @@ __all__ = [
     "reduced_battery",
     "same_output",
     "seal_test",
+    "study_data_paths",
 ]
 
 WALL_CLOCK = "wall_clock"
@@ -281,6 +286,34 @@ def reduced_battery(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "replicates": min(data["replicates"], cap)}
 
 
+def study_data_paths(data: Any) -> list[str]:
+    """The data file paths a study config names (relative to its folder), in config order."""
+    if not isinstance(data, dict) or data.get("kind") != "study":
+        return []
+    block = data.get("data")
+    if not isinstance(block, dict):
+        return []
+    found: list[Any] = []
+    for key in ("stimuli", "reader_audit"):
+        if isinstance(block.get(key), dict):
+            found.append(block[key].get("path"))
+    for spec in block.get("judgments") or []:
+        if isinstance(spec, dict):
+            found.append(spec.get("path"))
+    found.append(block.get("root_order"))
+    return [p for p in found if isinstance(p, str) and p]
+
+
+def _decoy_data(raw: bytes) -> bytes:
+    """A data file's decoy: the same file without its last non-empty line (still well formed,
+    different content)."""
+    lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    keep = lines[:-1] if len(lines) > 2 else lines + lines[-1:]
+    return "".join(keep).encode("utf-8")
+
+
 def _decoy_config(data: Any) -> bytes:
     """A same-named, valid config with another seed: a careless tool would run it silently and
     its outputs would differ."""
@@ -328,14 +361,22 @@ class _Room:
         return env
 
 
-def _build_room(room: _Room, configs: dict[str, bytes]) -> None:
+def _build_room(
+    room: _Room, configs: dict[str, bytes], data_files: dict[str, bytes] | None = None
+) -> None:
     room.work.mkdir(parents=True)
     room.inputs.mkdir()
     (room.base / "home").mkdir()
     for name, data in configs.items():
         (room.inputs / name).write_bytes(data)
+    for rel, raw in (data_files or {}).items():
+        (room.inputs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (room.inputs / rel).write_bytes(raw)
     if not room.decoys:
         return
+    for rel, raw in (data_files or {}).items():
+        (room.work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (room.work / rel).write_bytes(_decoy_data(raw))
     (room.work / "examples").mkdir()
     (room.work / "out").mkdir()
     for i, (name, data) in enumerate(configs.items()):
@@ -410,6 +451,7 @@ def seal_test(
         return result
 
     inputs: dict[str, bytes] = {}
+    data_files: dict[str, bytes] = {}
     args: dict[str, tuple[str, ...]] = {}
     for cfg in configs:
         path = Path(cfg)
@@ -430,6 +472,18 @@ def seal_test(
         if path.name in inputs:
             raise UsageError(f"verdictpack seal-test: two configs named {path.name}")
         inputs[path.name] = raw
+        for rel in study_data_paths(data):
+            source = path.parent / rel
+            if not source.is_file():
+                raise UsageError(
+                    f"verdictpack seal-test: {path.name}: expected its data file {rel}; not found"
+                )
+            if Path(rel).is_absolute() or ".." in Path(rel).parts:
+                raise UsageError(
+                    f"verdictpack seal-test: {path.name}: expected data paths inside the "
+                    f"config's folder; received {rel}"
+                )
+            data_files[str(Path(rel))] = source.read_bytes()
         args[path.name] = extra
     if not inputs:
         raise UsageError("verdictpack seal-test: expected at least one config")
@@ -452,7 +506,7 @@ def seal_test(
         if python_m:
             rooms.append(_Room("decoy-m", base / "decoy-m", True, python_m_runner))
         for room in rooms:
-            _build_room(room, inputs)
+            _build_room(room, inputs, data_files)
         before = {room.name: _hashes(room.base) for room in rooms}
         stems = [Path(name).stem for name in inputs]
         say(
