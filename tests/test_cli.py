@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, load_example
+from conftest import EXAMPLES, load_example, write_tiny_study
 from verdictpack._cli import main
 
 SIZING = EXAMPLES / "sizing_summarization.json"
@@ -150,3 +150,39 @@ def test_reads_only_the_given_path(tmp_path, monkeypatch) -> None:
         str(real / "sizing_summarization.json")
     )
     assert "| 34 pairs |" in files["report.md"]
+
+
+def test_validate_a_study_prints_a_summary_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    study = write_tiny_study(tmp_path / "study")
+    before = sorted(p.name for p in study.parent.rglob("*"))
+    assert main(["validate", str(study)]) == 0
+    out = capsys.readouterr().out
+    assert "valid (no defects)" in out
+    assert "pairs: 40; admitted by the gates 40, refused 0" in out
+    assert "judgments: 160 model, 80 human" in out
+    assert sorted(p.name for p in study.parent.rglob("*")) == before
+
+
+def test_validate_names_every_data_defect_with_file_and_line(tmp_path: Path, capsys) -> None:
+    study = write_tiny_study(tmp_path / "study")
+    judgments = study.parent / "data" / "judgments.csv"
+    lines = judgments.read_text().splitlines()
+    lines[1] = lines[1].replace("treatment_first", "sideways")
+    lines[2] = lines[2].replace("judge-a", "judge-z")
+    lines.append("r999,judge-a,model,null_first,treatment")
+    judgments.write_text("\n".join(lines) + "\n")
+    assert main(["validate", str(study)]) == 2
+    err = capsys.readouterr().err
+    assert 'data/judgments.csv: line 2: received "sideways"' in err
+    assert (
+        'data/judgments.csv: line 3: received "judge-z"; expected a judge of the registered' in err
+    )
+    assert f'data/judgments.csv: line {len(lines)}: received "r999"; expected a stimulus id' in err
+    assert "Traceback" not in err
+
+
+def test_validate_other_kinds_and_usage(capsys) -> None:
+    assert main(["validate", str(SIZING)]) == 0
+    assert "a valid sizing config" in capsys.readouterr().out
+    assert main(["validate"]) == 2
+    assert "expected one config file" in capsys.readouterr().err

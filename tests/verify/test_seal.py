@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import load_example
+from conftest import load_example, write_tiny_study
 from verdictpack._cli import main
 from verdictpack.verify._seal import (
     DECOY_MARKER,
@@ -210,58 +210,8 @@ def test_the_wheel_ships_the_example_configs_and_find_examples_uses_them(tmp_pat
     assert sorted(p.name for p in Path(examples).glob("*.json")) == [p.name for p in configs]
 
 
-def _tiny_study(folder: Path, roots: int = 40) -> Path:
-    """A small study: pairs, two judges in both orders, two humans, double readings."""
-    folder.mkdir(parents=True)
-    data = folder / "data"
-    data.mkdir()
-    construct = load_example("engine_summarization.json")["construct"]
-    pairs, rows, readings = (
-        [],
-        ["root_id,rater_id,rater_kind,order,choice"],
-        ["root_id,reader_id,category"],
-    )
-    for i in range(roots):
-        rid = f"r{i:03d}"
-        text = f"The council approved {100 + i} new homes near the river after a long debate"
-        pairs.append(
-            json.dumps({"id": rid, "treatment": text + " today.", "null_partner": text + " now."})
-        )
-        for judge in ("judge-a", "judge-b"):
-            for k, order in enumerate(("treatment_first", "null_first")):
-                choice = "treatment" if (i + k) % 4 != 0 else "null_partner"
-                rows.append(f"{rid},{judge},model,{order},{choice}")
-        for h in ("h1", "h2"):
-            rows.append(f"{rid},{h},human,unknown,{'treatment' if i % 2 else 'null_partner'}")
-    for i in range(30):
-        cat = "a" if i % 3 else "b"
-        readings += [f"a{i},x,{cat}", f"a{i},y,{cat if i % 7 else 'c'}"]
-    (data / "pairs.jsonl").write_text("\n".join(pairs) + "\n")
-    (data / "judgments.csv").write_text("\n".join(rows) + "\n")
-    (data / "readings.csv").write_text("\n".join(readings) + "\n")
-    config = {
-        "kind": "study",
-        "seed": 3,
-        "construct": construct,
-        "sequential": {"construction": "hybrid", "cap_roots": 1000},
-        "panel": {"name": "tiny", "judges": [{"name": "judge-a"}, {"name": "judge-b"}]},
-        "data": {
-            "stimuli": {
-                "path": "data/pairs.jsonl",
-                "mapping": {"id": "id", "treatment": "treatment", "null_partner": "null_partner"},
-            },
-            "judgments": [{"format": "table", "path": "data/judgments.csv"}],
-            "reader_audit": {"path": "data/readings.csv", "kappa_min": 0.5},
-        },
-        "gates": {"length_tolerance": 0.5, "max_diff_tokens": 3, "content_threshold": 0.5},
-    }
-    path = folder / "tiny_study.json"
-    path.write_text(json.dumps(config, indent=2))
-    return path
-
-
 def test_seal_covers_study_data_paths(tmp_path: Path) -> None:
-    study = _tiny_study(tmp_path / "study")
+    study = write_tiny_study(tmp_path / "study")
     keep = tmp_path / "rooms"
     result = seal_test([study], keep=keep, python_m=False)
     assert result.passed, result.lines
@@ -295,7 +245,7 @@ def cwd_data_runner(req: RunRequest) -> subprocess.CompletedProcess[str]:
 
 
 def test_seal_fails_when_study_data_are_read_from_the_working_directory(tmp_path: Path) -> None:
-    study = _tiny_study(tmp_path / "study")
+    study = write_tiny_study(tmp_path / "study")
     result = seal_test([study], runner=cwd_data_runner, python_m=False)
     assert not result.passed
     assert result.first_failure is not None

@@ -389,6 +389,19 @@ class _Files:
 _FILE_KEYS = ("format", "path")
 
 
+def _in_file_order(defects: Sequence[Defect]) -> list[Defect]:
+    """Defects grouped by file (in the order the files were read), each file's by line."""
+    rank: dict[str, int] = {}
+    for d in defects:
+        rank.setdefault(d.file, len(rank))
+
+    def line(d: Defect) -> int:
+        tail = d.path[5:] if d.path.startswith("line ") else ""
+        return int(tail) if tail.isdigit() else (0 if d.path != "(more)" else 1 << 62)
+
+    return sorted(defects, key=lambda d: (rank[d.file], line(d)))
+
+
 def load_study(config: StudyConfig, source: ConfigSource) -> StudyData:
     """Read every data file of the study; ConfigError listing every defect of every file."""
     refusals = Refusals(source)
@@ -463,7 +476,7 @@ def load_study(config: StudyConfig, source: ConfigSource) -> StudyData:
             )
         )
     if files.defects:
-        raise ConfigError(files.defects)
+        raise ConfigError(_in_file_order(files.defects))
     return StudyData(tuple(files.files), stimuli, table, readings, order_file)
 
 

@@ -94,7 +94,9 @@ def render_study_report(r: StudyResult) -> str:
             f"{g.max_extra_roots:,} more roots) = {g.p_verdict.value:.3f} (MCSE "
             f"{g.p_verdict.mcse:.3f}); median more roots "
             + ("beyond the horizon" if med is None else f"{int(med.value):,}")
-            + ". A planning figure under the fitted sheets, not a guarantee.\n"
+            + ". A planning figure under the fitted sheets, not a guarantee. Which verdict: "
+            + ", ".join(f"{v} {q.value:.3f} (MCSE {q.mcse:.3f})" for v, q in g.verdicts.items())
+            + ".\n"
         )
         out.append(
             table(
