@@ -29,6 +29,7 @@ _AUDIT_MODULES = (
     "_kinds",
     "_kinds_engine",
     "_kinds_oc",
+    "_kinds_study",
     "_provenance_checks",
     "_rederive",
     "_report_map",

@@ -152,10 +152,11 @@ class TrackTrace:
     For data already in hand (a study's files) every root's bounds and interval come from one
     compiled pass per track (:meth:`BatchHTracker.trace`) instead of one Python update per root;
     the numbers are the compiled e-process's, which agree with :class:`HTracker`'s to the last
-    bits of the floating-point search (about 1e-15), and the verdicts are read off the
-    trajectory with the same rules as :class:`TrackRun`: each track's first verdict, the
-    registered track's at ``cap`` INCONCLUSIVE. ``m`` holds M_i; ``h`` holds H_i, NaN where a
-    root has no human judgment.
+    bits of the floating-point search (about 1e-15). :meth:`at_stop` reads the verdicts off the
+    trajectory with the rules of :class:`TrackRun`: each track's first verdict up to the
+    registered stop, the registered track's at ``cap`` INCONCLUSIVE. ``m`` holds M_i; ``h``
+    holds H_i, NaN where a root has no human judgment. :meth:`over_all` reads every track over
+    all the data, the cap aside (what the data say once the registered verdict is frozen).
     """
 
     def __init__(
@@ -193,6 +194,7 @@ class TrackTrace:
         self.threshold = {t: settings[t][1] for t in TRACKS}
         self.error_per_side: dict[str, float] = {}
         self.stream_alphas: dict[str, float] = {}
+        self.track_alphas: dict[str, dict[str, float]] = {}
         self.bounds: dict[str, NDArray[np.float64]] = {}
         self.h_lo: dict[str, NDArray[np.float64]] = {}
         self.h_hi: dict[str, NDArray[np.float64]] = {}
@@ -200,10 +202,12 @@ class TrackTrace:
         for name, (con, thr) in settings.items():
             bt = BatchHTracker(1, con, alpha, spec, thr, ms, hs)
             self.error_per_side[name] = bt.error_per_side
+            alphas = {"model": bt.model.alpha, "human": bt.human.alpha}
+            if bt.diff is not None:
+                alphas["diff"] = bt.diff.alpha
+            self.track_alphas[name] = alphas
             if name == "registered":
-                self.stream_alphas = {"model": bt.model.alpha, "human": bt.human.alpha}
-                if bt.diff is not None:
-                    self.stream_alphas["diff"] = bt.diff.alpha
+                self.stream_alphas = dict(alphas)
             b, lo, hi_ = bt.trace(mi, hi, present)
             self.bounds[name], self.h_lo[name], self.h_hi[name] = b, lo, hi_
             self.codes[name] = classify_codes(lo, hi_, thr)
@@ -282,9 +286,12 @@ class TrackTrace:
 
     def over_all(self, missing: str) -> dict[str, TrackResult]:
         """Every track over all the data: its first verdict, whatever the cap (or ``missing``),
-        with the interval and bounds after the last root."""
+        with the interval and bounds after the last root (no root: ``missing``, no interval)."""
         out = {}
         for name in TRACKS:
+            if self.n == 0:
+                out[name] = self._frozen(name, None, missing)
+                continue
             first = self._frozen(name, None, missing)
             end = self.state(name, self.n - 1, first.verdict, first.roots_at_verdict)
             out[name] = end

@@ -960,6 +960,7 @@ def run_study(
         rows = _evidence_rows(values, trace)
         stream_alphas = trace.stream_alphas
         error_per_side = trace.error_per_side["registered"]
+        hybrid = next((a for a in trace.track_alphas.values() if "diff" in a), None)
     else:
         invalid = Verdict.INSTRUMENT_INVALID.value
         with refusals.at(("sequential",), "the sequential trackers"):
@@ -976,6 +977,9 @@ def run_study(
         all_data = probe.results(invalid)
         stream_alphas = probe.registered.stream_alphas
         error_per_side = probe.registered.error_per_side
+        hybrid = next(
+            (t.stream_alphas for t in probe.trackers.values() if "diff" in t.stream_alphas), None
+        )
     reg = at_stop["registered"]
     roots_run = 0 if trace is None or trace.stop is None else trace.stop + 1
     report = _judges_report(config, prep, values.root_ids)
@@ -1008,6 +1012,7 @@ def run_study(
         "weights": list(sequential.spec.weights or ()),
         "per_tail_alpha": construct.per_tail_alpha,
         "stream_alphas": stream_alphas,
+        "hybrid_alphas": None if hybrid is None else [hybrid["model"], hybrid["diff"]],
         "error_per_side": error_per_side,
         "cap_roots": sequential.cap_roots,
         "evidence_source": description,

@@ -238,7 +238,7 @@ def render_files(r: StudyResult) -> dict[str, str]:
     }
     costs = ["route,line,touches,cost,basis"]
     costs += [
-        f"{c.route},{c.line},{float(c.touches.value):g},{float(c.cost.value)!r},{c.cost.basis}"
+        f"{c.route},{c.line},{int(c.touches.value)},{float(c.cost.value)!r},{c.cost.basis}"
         for c in r.costs
     ]
     fitted = data["judges_report"]["fitted_panel"]

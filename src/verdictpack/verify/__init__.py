@@ -13,6 +13,8 @@ Modules of the self-audit (``verdictpack audit``):
 * ``_kinds``: checks of every kind (construct, labelled quantities) and of the sizing kind.
 * ``_kinds_oc``: operating characteristics, the SPRT's exact cells; verdict, judges, battery.
 * ``_kinds_engine``: the engine kind (tracks rebuilt from evidence.jsonl, costs, CSV).
+* ``_kinds_study``: the study kind (the registered order, M_i and H_i from judgments.csv, the
+  tracks rebuilt, kappa from reader_audit.csv, coverage, gate counts and costs).
 * ``_report_map``: report.md <-> results.json (the report is read only to prove it says what
   results.json says), then the sweep of every printed number.
 * ``_provenance_checks``: provenance.json (seed commitment, config hashes, RFC 8785).

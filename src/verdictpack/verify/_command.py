@@ -5,8 +5,9 @@ never imports the code that computed the numbers (core/, config/, stimuli/, simu
 render/): every re-derivation is written again in this folder, differently, from the definitions
 in docs/statistics.md. This module is the driver over run folders and the ``cli``; the checks
 live in ``_kinds`` (every kind, sizing), ``_kinds_oc`` (operating characteristics: verdict,
-judges, battery), ``_kinds_engine``, ``_report_map`` (report.md), ``_provenance_checks``; the
-mathematics in ``_rederive``; :class:`Finding` and :class:`AuditReport` in ``_findings``.
+judges, battery), ``_kinds_engine``, ``_kinds_study``, ``_report_map`` (report.md),
+``_provenance_checks``; the mathematics in ``_rederive``; :class:`Finding` and
+:class:`AuditReport` in ``_findings``.
 
 Per kind (results.json ``kind``):
 
@@ -47,6 +48,16 @@ Per kind (results.json ``kind``):
   cost_comparison.csv); gate counts add up; yield; the spot-check size; the kappa interval's
   symmetry; the human baseline's exact power, region and alpha by enumeration; roots_run ≤ the
   effective cap; the JSON files rendered from the same object agree.
+* study: judgments.csv (read with the csv module) sorted by root_order.txt, and root_order.txt
+  recomputed from the seed when the order is the keyed hash (SHA-256 of
+  ``verdictpack/root-order/v1``, the seed and the id, sorted by digest); M_i and H_i rebuilt from
+  judgments.csv under the recorded policy, judges, trials and humans per root, against
+  evidence.jsonl; the coverage counts re-counted; the three tracks rebuilt from those values by
+  the engine's e-process (every evidence row, the tracks at the registered stop, the all-data
+  intervals at the last root, the stop reason); Cohen's kappa and its interval from
+  reader_audit.csv (reader A sorts first) and the gate; gate counts, cost lines and data-file
+  records add up; every data file of provenance carries a SHA-256 (recomputed beside the config
+  with ``--config``); the JSON files agree.
 * report.md (and registered_vs_extension.md): the headline tables mapped back to their results
   fields (rows by arm / scenario / route / composition / track names), compared at the printed
   precision; then a sweep: every decimal number printed must equal some number of the folder's
@@ -67,6 +78,7 @@ from verdictpack.verify._findings import AuditReport, Finding, _Auditor, _load_j
 from verdictpack.verify._kinds import _audit_construct, _audit_figures, _audit_sizing
 from verdictpack.verify._kinds_engine import _audit_engine
 from verdictpack.verify._kinds_oc import _audit_battery, _audit_judges, _audit_verdict
+from verdictpack.verify._kinds_study import _audit_study
 from verdictpack.verify._provenance_checks import _audit_provenance
 from verdictpack.verify._report_map import _audit_markdown, _number_pool
 
@@ -98,6 +110,7 @@ def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditRep
             "judges": lambda: _audit_judges(A, res),
             "battery": lambda: _audit_battery(A, res),
             "engine": lambda: _audit_engine(A, res, run, prov),
+            "study": lambda: _audit_study(A, res, run, prov),
         }
         if kind not in handlers:
             A.true("results.json $.kind", "a known kind", False, ", ".join(handlers), kind)

@@ -139,6 +139,8 @@ def _audit_provenance(
             "an integer seed and a well-formed config_jcs_sha256",
             f"seed {_show(recorded)}, config_jcs_sha256 {_show(jcs)}",
         )
+    if res.get("kind") == "study" or "data_files" in prov.get("settings", {}):
+        _audit_data_files(A, prov, config)
     if config is None:
         A.unverified(
             f"{p} $.config_sha256, $.config_jcs_sha256",
@@ -174,3 +176,57 @@ def _audit_provenance(
     fields = data if isinstance(data, dict) else {}
     A.eq(f"{p} $.seed", f"the seed of {config.name}", fields.get("seed"), recorded)
     A.eq(f"{p} $.kind", f"the kind of {config.name}", fields.get("kind"), prov.get("kind"))
+
+
+_DATA_ROLES = ("stimuli", "judgments", "reader_audit", "root_order")
+
+
+def _audit_data_files(A: _Auditor, prov: dict[str, Any], config: Path | None) -> None:
+    """The data files a study read (``settings.data_files``): each with a known role, a path
+    relative to the config's folder and a 64-hex SHA-256; with the config file, each digest is
+    recomputed from the file's bytes in the config's folder (UNVERIFIED where it is gone)."""
+    where = "provenance.json $.settings.data_files"
+    files = prov.get("settings", {}).get("data_files")
+    if not A.true(
+        where,
+        "the data files read are recorded",
+        isinstance(files, list) and bool(files),
+        "a non-empty list",
+        files,
+    ):
+        return
+    roles = [f.get("role") if isinstance(f, dict) else None for f in files]
+    A.true(
+        where,
+        "one stimulus file, one reader audit, at least one judgment file, known roles",
+        roles.count("stimuli") == 1
+        and roles.count("reader_audit") == 1
+        and roles.count("judgments") >= 1
+        and roles.count("root_order") <= 1
+        and all(r in _DATA_ROLES for r in roles),
+        ", ".join(_DATA_ROLES),
+        roles,
+    )
+    for k, f in enumerate(files):
+        fw = f"{where}[{k}]"
+        f = f if isinstance(f, dict) else {}
+        digest, rel = f.get("sha256"), f.get("path")
+        A.true(fw + ".sha256", "a SHA-256 digest", _is_sha256(digest), "64 lowercase hex", digest)
+        ok_path = isinstance(rel, str) and bool(rel) and not Path(rel).is_absolute()
+        A.true(fw + ".path", "a path relative to the config's folder", ok_path, "relative", rel)
+        if config is None or not ok_path:
+            continue
+        target = config.parent / str(rel)
+        if not target.is_file():
+            A.unverified(
+                fw + ".sha256",
+                f"SHA-256 of {rel} recomputed",
+                f"no file {rel} beside the config (moved since the run?)",
+            )
+            continue
+        A.eq(
+            fw + ".sha256",
+            f"SHA-256 of the bytes of {rel} (beside the config)",
+            hashlib.sha256(target.read_bytes()).hexdigest(),
+            digest,
+        )

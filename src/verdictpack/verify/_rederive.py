@@ -1,7 +1,8 @@
 """The self-audit's independent mathematics, written here from docs/statistics.md and never
 imported from the package's computations: normal and t quantiles and powers, exact binomial
-enumeration, the SPRT recursion, the e-process and confidence sequence, the hybrid h-interval,
-the judge-sheet rate, Cohen's kappa and its standard error, and ``_phi`` / ``_phi_inv``."""
+enumeration, the SPRT recursion, the e-process and confidence sequence, the three tracks' series
+and first verdicts from per-root values, the hybrid h-interval, the judge-sheet rate, Cohen's
+kappa and its standard error, and ``_phi`` / ``_phi_inv``."""
 
 from __future__ import annotations
 
@@ -399,3 +400,107 @@ def _kappa_and_se(table: list[list[int]]) -> tuple[float, float]:
                 total += (1 - kappa) ** 2 * p[i][j] * (cols[i] + rows[j]) ** 2
     total -= (kappa - pe * (1 - kappa)) ** 2
     return kappa, math.sqrt(max(total, 0.0) / (n * (1 - pe) ** 2))
+
+
+# ---- the three tracks, rebuilt from (M_i, H_i) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class _TrackSeries:
+    """One construction's bounds and h-interval after each root (index t).
+
+    ``human`` and ``diff`` are carried over roots without H (model stream only); ``diff`` is on
+    the M − H scale (None for the corners); ``h`` is the h-interval (the hybrid's last non-empty
+    polygon, (−π, π) before the first)."""
+
+    model: tuple[FloatArray, FloatArray]
+    human: tuple[FloatArray, FloatArray]
+    diff: tuple[FloatArray, FloatArray] | None
+    h: list[tuple[float, float]]
+    error_per_side: float
+
+
+def _track_series(
+    m_vals: list[float],
+    h_vals: list[float | None],
+    lambdas: FloatArray,
+    weights: FloatArray,
+    alphas: dict[str, tuple[float, float | None]],
+) -> dict[str, _TrackSeries]:
+    """Each named track's series under its (per-tail alpha of M and H, of D or None): the
+    confidence sequences of M, of H over the roots holding one and of D = (M − H + 1) / 2 over
+    the same roots, combined by the corners (D None) or the hybrid polygon."""
+    n = len(m_vals)
+    mx = np.asarray(m_vals, dtype=float)
+    complete = [i for i, h in enumerate(h_vals) if h is not None]
+    hx = np.array([float(h_vals[i] or 0.0) for i in complete])
+    dx = np.array([(m_vals[i] - float(h_vals[i] or 0.0) + 1.0) / 2.0 for i in complete])
+    cache: dict[tuple[str, float], tuple[FloatArray, FloatArray]] = {}
+
+    def stream_bounds(name: str, alpha: float) -> tuple[FloatArray, FloatArray]:
+        key = (name, alpha)
+        if key not in cache:
+            if name == "model":
+                cache[key] = _confidence_sequence(mx, alpha, lambdas, weights)
+            else:
+                xs = hx if name == "human" else dx
+                lo, hi = (
+                    _confidence_sequence(xs, alpha, lambdas, weights)
+                    if xs.size
+                    else (np.zeros(0), np.ones(0))
+                )
+                full_lo, full_hi = np.zeros(n), np.ones(n)
+                j = -1
+                for t in range(n):
+                    if j + 1 < len(complete) and complete[j + 1] == t:
+                        j += 1
+                    if j >= 0:
+                        full_lo[t], full_hi[t] = lo[j], hi[j]
+                if name == "diff":
+                    full_lo, full_hi = 2 * full_lo - 1, 2 * full_hi - 1
+                cache[key] = (full_lo, full_hi)
+        return cache[key]
+
+    def series(am: float, ad: float | None) -> _TrackSeries:
+        ml, mh = stream_bounds("model", am)
+        hl, hh = stream_bounds("human", am)
+        if ad is None:
+            ivs = [_corners(ml[t], mh[t], hl[t], hh[t]) for t in range(n)]
+            return _TrackSeries((ml, mh), (hl, hh), None, ivs, 2 * am)
+        dl, dh = stream_bounds("diff", ad)
+        last: tuple[float, float] = (-math.pi, math.pi)
+        ivs = []
+        for t in range(n):
+            iv = _hybrid_interval(ml[t], mh[t], hl[t], hh[t], dl[t], dh[t])
+            if iv is not None:
+                last = iv
+            ivs.append(last)
+        return _TrackSeries((ml, mh), (hl, hh), (dl, dh), ivs, 4 * am + ad)
+
+    by_alphas: dict[tuple[float, float | None], _TrackSeries] = {}
+    for al in alphas.values():
+        if al not in by_alphas:
+            by_alphas[al] = series(*al)
+    return {name: by_alphas[al] for name, al in alphas.items()}
+
+
+def _track_verdicts(
+    series: dict[str, _TrackSeries], thresholds: dict[str, float], cap: int
+) -> tuple[dict[str, list[str]], dict[str, tuple[str, int]]]:
+    """Every track's state after each root (CONTINUE until its first verdict, which it keeps)
+    and its first verdict with the root (1-based) it came at; the registered track decides
+    INCONCLUSIVE at root ``cap`` when nothing else was reached."""
+    n = len(next(iter(series.values())).h) if series else 0
+    states: dict[str, list[str]] = {name: [] for name in series}
+    reached: dict[str, tuple[str, int]] = {}
+    for t in range(n):
+        for name, ser in series.items():
+            if name not in reached:
+                lo, hi = ser.h[t]
+                v = _classify(
+                    lo, hi, thresholds[name], at_cap=(t + 1 == cap and name == "registered")
+                )
+                if v is not None:
+                    reached[name] = (v, t + 1)
+            states[name].append(reached[name][0] if name in reached else "CONTINUE")
+    return states, reached

@@ -109,6 +109,7 @@ class _ReportMapper:
         self.unmapped: list[str] = []
         self.ocs = _find_ocs(res)
         self.seen_headings: set[str] = set()
+        self.track_tables = 0
 
     def cell(self, title: str, row: str, col: str, text: str, expected: Sequence[Any]) -> None:
         where = f"{self.file} › {title} › row {row!r} › column {col!r}"
@@ -593,10 +594,15 @@ class _ReportMapper:
 
     # -- engine ---------------------------------------------------------------------------------
     def tracks(self, t: _MdTable) -> None:
+        # a study prints the tracks at the registered verdict, then over all the data
+        source, title = self.res, "tracks"
+        if self.res.get("kind") == "study" and self.track_tables > 0:
+            source, title = self.res.get("all_data", {}), "tracks over all the data"
+        self.track_tables += 1
         for r in t.rows:
-            track = self.res.get(r[0])
+            track = source.get(r[0])
             if not isinstance(track, dict):
-                self.absent("tracks", r[0], "track", "registered / extension / comparison", r[0])
+                self.absent(title, r[0], "track", "registered / extension / comparison", r[0])
                 continue
             exp = [
                 None,
@@ -611,9 +617,9 @@ class _ReportMapper:
             ]
             for col, text, e in zip(t.headers[1:], r[1:], exp, strict=False):
                 if e is not None:
-                    self.cell("tracks", r[0], col, text, e)
-            self.text("tracks", r[0], "verdict", r[3].strip("*"), track["verdict"])
-            self.text("tracks", r[0], "construction", r[1], track["construction"])
+                    self.cell(title, r[0], col, text, e)
+            self.text(title, r[0], "verdict", r[3].strip("*"), track["verdict"])
+            self.text(title, r[0], "construction", r[1], track["construction"])
 
     def gates(self, t: _MdTable) -> None:
         f = self.res["factory"]
@@ -659,6 +665,103 @@ class _ReportMapper:
                 continue
             self.cell("run costs", r[0], "touches", r[1], [x["touches"]])
             self.cell("run costs", r[0], "cost", r[2], [x["cost"]])
+
+    # -- study ----------------------------------------------------------------------------------
+    def study_files(self, t: _MdTable) -> None:
+        files = {(f["role"], f["path"]): f for f in self.res["data_files"]}
+        for r in t.rows:
+            f = files.get((r[0], r[1]))
+            if f is None:
+                self.absent("data files", f"{r[0]} {r[1]}", "data file", list(files), r[:2])
+                continue
+            key = f"{r[0]} {r[1]}"
+            self.text("data files", key, "format", r[2], f["format"])
+            self.cell("data files", key, "records", r[3], [f["records"]])
+            self.text("data files", key, "SHA-256", r[4], f["sha256"][:16] + "…")
+
+    def study_counts(self, t: _MdTable) -> None:
+        c = self.res["coverage"]
+        rows = {
+            "judgment rows (model / human)": [c["model_rows"], c["human_rows"]],
+            "admitted roots": [c["admitted_roots"]],
+            "roots entered (with model judgments)": [c["roots_entered"]],
+            "admitted roots not yet judged": [c["admitted_roots_unjudged"]],
+            "roots with human judgments": [c["roots_with_humans"]],
+            "rows on roots the gates refused (left out)": [c["rows_on_refused_roots"]],
+            "roots some judge saw in one order only": [c["roots_one_order_only"]],
+            "model ties / invalid / missing cells": [
+                c["model_ties"],
+                c["model_invalid"],
+                c["model_missing_cells"],
+            ],
+            "human ties / invalid / missing": [
+                c["human_ties"],
+                c["human_invalid"],
+                c["human_missing"],
+            ],
+        }
+        self.keyed_rows(t, "coverage", "value", rows, "coverage")
+
+    def study_gates(self, t: _MdTable) -> None:
+        g = self.res["gates"]
+        for r in t.rows:
+            if r[0] not in g["refusals"]:
+                self.absent("gates", r[0], "gate", g["gates"], r[0])
+                continue
+            self.cell("gates", r[0], "pairs refused", r[1], [g["refusals"][r[0]]])
+            self.cell("gates", r[0], "first failing gate", r[2], [g["first_failing"][r[0]]])
+
+    def study_judges(self, t: _MdTable) -> None:
+        judges = {j["name"]: j for j in self.res["judges_report"]["judges"]}
+        for r in t.rows:
+            j = judges.get(r[0])
+            if j is None:
+                self.absent("judges", r[0], "judge", list(judges), r[0])
+                continue
+            k = j.get("kappa_with_humans") or {}
+            kh = [] if k.get("kappa") is None else [k["kappa"], *(k.get("ci") or [])]
+            exp = [
+                [j["judgments"]],
+                [j["rate"]],
+                j["rate_ci"] or [],
+                [j["position_bias"]],
+                j["position_bias_ci"] or [],
+                kh,
+            ]
+            for col, text, e in zip(t.headers[1:], r[1:], exp, strict=False):
+                self.cell("judges", r[0], col, text, e)
+
+    def study_agreement(self, t: _MdTable) -> None:
+        pairs = {(p["a"], p["b"]): p for p in self.res["judges_report"]["agreement"]}
+        for r in t.rows:
+            p = pairs.get((r[0], r[1]))
+            key = f"{r[0]} / {r[1]}"
+            if p is None:
+                self.absent("agreement", key, "judge pair", list(pairs), key)
+                continue
+            self.cell("agreement", key, "shared judgments", r[2], [p["shared"]])
+            self.cell("agreement", key, "kappa", r[3], [p["kappa"]])
+            self.cell("agreement", key, "CI", r[4], p["ci"] or [])
+
+    def study_roots_to_go(self, t: _MdTable) -> None:
+        g = self.res.get("roots_to_go") or {}
+        quantiles = g.get("quantiles_extra_roots", {})
+        for r in t.rows:
+            if r[0] not in quantiles:
+                self.absent("roots to go", r[0], "quantile", list(quantiles), r[0])
+                continue
+            self.cell("roots to go", r[0], "more roots", r[1], [quantiles[r[0]]])
+
+    def study_costs(self, t: _MdTable) -> None:
+        lines = {(x["route"], x["line"]): x for x in self.res["costs"]}
+        for r in t.rows:
+            x = lines.get((r[0], r[1]))
+            key = f"{r[0]} / {r[1]}"
+            if x is None:
+                self.absent("cost", key, "cost line", list(lines), key)
+                continue
+            self.cell("cost", key, "touches", r[2], [x["touches"]])
+            self.cell("cost", key, "cost", r[3], [x["cost"]])
 
     # -- both constructions side by side (verdict, battery) -------------------------------------
     def construction_comparison(self, t: _MdTable) -> None:
@@ -770,6 +873,20 @@ class _ReportMapper:
             self.judge_sheets(t)
         elif h[:3] == ("track", "construction", "threshold h"):
             self.tracks(t)
+        elif kind == "study" and h == ("role", "file", "format", "records", "SHA-256"):
+            self.study_files(t)
+        elif kind == "study" and h == ("count", "value"):
+            self.study_counts(t)
+        elif kind == "study" and h == ("gate", "pairs refused", "first failing gate"):
+            self.study_gates(t)
+        elif kind == "study" and h[:3] == ("judge", "judgments", "rate"):
+            self.study_judges(t)
+        elif kind == "study" and h[:3] == ("judge", "judge", "shared judgments"):
+            self.study_agreement(t)
+        elif kind == "study" and h == ("route", "line", "touches", "cost"):
+            self.study_costs(t)
+        elif kind == "study" and h == ("quantile", "more roots"):
+            self.study_roots_to_go(t)
         elif h == ("gate", "candidates failing", "first failing gate"):
             self.gates(t)
         elif h == ("function", "result"):
@@ -815,6 +932,100 @@ def _sweep(A: _Auditor, file: str, text: str, pool: list[float]) -> None:
     )
 
 
+_STUDY_LINES = (
+    (
+        "headline",
+        re.compile(
+            r"^\*\*Registered verdict: (?P<verdict>\w+)\*\*(?: at root (?P<root>[\d,]+))? "
+            r"\(h-interval (?P<iv>.*?) against the threshold h = (?P<h>\S+)\); (?P<stop>.*)\.$"
+        ),
+    ),
+    (
+        "evidence",
+        re.compile(
+            r"^Evidence: (?P<source>.*) — (?P<available>[\d,]+) roots judged in the registered "
+            r"order \((?P<order>.*)\); (?P<run>[\d,]+) read to the registered verdict\.$"
+        ),
+    ),
+    (
+        "gates",
+        re.compile(
+            r"^(?P<total>[\d,]+) pairs; (?P<admitted>[\d,]+) admitted, (?P<refused>[\d,]+) "
+            r"refused \(listed by id in validity_report\.json\)\.$"
+        ),
+    ),
+    (
+        "reader audit",
+        re.compile(
+            r"^(?P<roots>[\d,]+) roots × 2 readers = (?P<readings>[\d,]+) readings; Cohen's kappa "
+            r"(?P<kappa>\S+) \((?P<level>\d+)% CI (?P<lo>\S+)\.\.(?P<hi>\S+), closed form\); gate "
+            r"kappa ≥ (?P<min>\S+) on the point estimate: \*\*(?P<gate>[^*]+)\*\*\.$"
+        ),
+    ),
+)
+
+
+def _study_prose(A: _Auditor, file: str, text: str, res: dict[str, Any]) -> None:
+    """The study report's sentences (headline, evidence, gates, reader audit) against
+    results.json: each sentence present once, its words and numbers those of results.json."""
+    lines = text.splitlines()
+    reg, gates, audit = res["registered"], res["gates"], res["audit"]
+    for name, pattern in _STUDY_LINES:
+        where = f"{file} › {name} sentence"
+        found = [m for m in (pattern.match(line) for line in lines) if m]
+        if not A.eq(where, "the sentence is printed once", 1, len(found)):
+            continue
+        m = found[0]
+        g = m.groupdict()
+        words: list[tuple[str, Any, Any]] = []
+        nums: list[tuple[str, str, Sequence[Any]]] = []
+        if name == "headline":
+            words = [
+                ("verdict", reg["verdict"], g["verdict"]),
+                ("stop", res["stop_reason"], g["stop"]),
+            ]
+            nums = [
+                ("root", g["root"] or "", [reg["roots_at_verdict"]]),
+                ("h-interval", g["iv"], reg["h_interval"] or []),
+                ("threshold", g["h"], [reg["threshold_h"]]),
+            ]
+        elif name == "evidence":
+            words = [
+                ("evidence source", res["evidence_source"], g["source"]),
+                ("order", res["root_order"], g["order"]),
+            ]
+            nums = [
+                ("roots judged", g["available"], [res["roots_available"]]),
+                ("roots read", g["run"], [res["roots_run"]]),
+            ]
+        elif name == "gates":
+            nums = [(k, g[k], [gates[k]]) for k in ("total", "admitted", "refused")]
+        else:
+            gate = "PASSED" if audit["passed"] else "FAILED — INSTRUMENT_INVALID"
+            words = [("gate", gate, g["gate"])]
+            nums = [
+                ("roots", g["roots"], [audit["n_roots"]]),
+                ("readings", g["readings"], [audit["readings"]]),
+                ("kappa", g["kappa"], [audit["kappa"]]),
+                ("level", g["level"], [100 * audit["level"]]),
+                ("CI", f"{g['lo']} {g['hi']}", [audit["ci_low"], audit["ci_high"]]),
+                ("kappa_min", g["min"], [audit["kappa_min"]]),
+            ]
+        for what, expected, printed in words:
+            A.eq(f"{where} › {what}", "printed text equals its results field", expected, printed)
+        for what, printed, expected in nums:
+            exp = [float(_fv(e)) for e in expected if e is not None]
+            got = _numbers(printed)
+            ok = len(got) == len(exp) and all(_matches(p, e) for p, e in zip(got, exp, strict=True))
+            A.record(
+                ok,
+                f"{where} › {what}",
+                "printed value equals its results field at the printed precision",
+                _show(exp),
+                printed or "(nothing)",
+            )
+
+
 def _audit_markdown(
     A: _Auditor, file: str, text: str, res: dict[str, Any], pool: list[float]
 ) -> None:
@@ -839,4 +1050,6 @@ def _audit_markdown(
             + (" …" if len(seen) > 6 else ""),
             "layout not mapped by the audit; its numbers are covered by the sweep only",
         )
+    if res.get("kind") == "study" and file == "report.md":
+        _study_prose(A, file, text, res)
     _sweep(A, file, text, pool)

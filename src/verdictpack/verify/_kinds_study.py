@@ -1,0 +1,1029 @@
+"""Self-audit checks of the study kind: every headline number re-derived from the folder's own
+files, by code written here (nothing is imported from kinds/, evidence/ or core/).
+
+* **Order** (root_order.txt, judgments.csv): the registered order lists each admitted root once
+  and no refused one; judgments.csv (read with the csv module) is sorted by it; when provenance
+  records the keyed hash, the order is recomputed from the seed, SHA-256 of
+  ``verdictpack/root-order/v1\\n{seed}\\n{root_id}`` per admitted root, sorted by digest.
+* **Values** (evidence.jsonl): M_i and H_i per root rebuilt from judgments.csv under the policy,
+  judges, trials and humans per root of results.json, in half units (treatment 2, null partner
+  0, a tie 1 under ``half``, model 0 / human 2 under ``against_claim``; invalid and missing
+  likewise): M_i = Σ scores over the 2·J·T cells (a missing cell by the missing policy) / 4·J·T,
+  H_i = Σ human scores / 2·max(n_i, humans_per_root); roots enter in the registered order when
+  they hold a model judgment. Coverage counts re-counted from the same rows.
+* **Tracks**: the registered, extension and comparison tracks rebuilt from those values by the
+  self-audit's own e-process (shared with the engine audit): every evidence row's bounds,
+  h-intervals and states; the registered verdict and its root; the three tracks as frozen at the
+  registered stop; the ``all_data`` tracks: the intervals at the last root, each track's first
+  verdict anywhere in the data (the cap not applied; INCONCLUSIVE without one); the stop
+  reason.
+* **Reader audit** (reader_audit.csv): two readings per root, reader A the id sorting first;
+  Cohen's kappa, its Fleiss–Cohen–Everitt standard error and interval; the gate on the point
+  estimate and the INSTRUMENT_INVALID outcome below it.
+* **Counts**: gate counts add up (admitted + refused = total, per-gate refusals and first
+  failures from the refused list); costs (cost_comparison.csv against results.json, totals
+  re-summed, touches re-counted from judgments.csv and reader_audit.csv; prices re-summed where
+  every row carries its own cost); data-file records against the tables.
+* **Files agree**: verdict.json, validity_report.json, judges.json and fitted_panel.json hold
+  what results.json holds.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verdictpack.verify._findings import _Auditor, _close, _fv, _is_number, _load_json
+from verdictpack.verify._kinds_engine import (
+    _check_evidence_rows,
+    _check_kappa_table,
+    _check_track,
+    _read_jsonl,
+    _rebuild_tracks,
+)
+from verdictpack.verify._rederive import _track_verdicts
+from verdictpack.verify._report_map import _printed_match
+
+_ORDER_DOMAIN = "verdictpack/root-order/v1"
+_COLUMNS = ("root_id", "rater_id", "rater_kind", "order", "choice", "trial", "cost")
+_CHOICES = ("treatment", "null_partner", "tie", "invalid")
+_ORDERS = ("treatment_first", "null_first", "unknown")
+_TRACKS = ("registered", "extension", "comparison")
+_NO_VERDICT = "NO_VERDICT_WHEN_REGISTERED_STOPPED"
+
+
+# ==============================================================================================
+# Reading the folder's tables
+# ==============================================================================================
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One judgment of judgments.csv."""
+
+    line: int
+    root: str
+    rater: str
+    kind: str
+    order: str
+    choice: str
+    trial: int
+    cost: float | None
+
+
+def _read_judgments(A: _Auditor, path: Path) -> list[_Row]:
+    """judgments.csv by the csv module; every unreadable row a failure naming its line."""
+    text = path.read_text(encoding="utf-8")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = tuple(reader.fieldnames or ())
+    missing = [c for c in _COLUMNS if c not in header]
+    if not A.true(
+        "judgments.csv line 1",
+        "the canonical columns",
+        not missing,
+        ", ".join(_COLUMNS),
+        ", ".join(header),
+    ):
+        return []
+    out: list[_Row] = []
+    bad: list[str] = []
+    for n, rec in enumerate(reader, start=2):
+        try:
+            kind, order, choice = rec["rater_kind"], rec["order"], rec["choice"]
+            if kind not in ("model", "human") or order not in _ORDERS or choice not in _CHOICES:
+                raise ValueError(f"{kind} / {order} / {choice}")
+            trial = int(rec["trial"] or 0)
+            cost = float(rec["cost"]) if rec["cost"] else None
+            if cost is not None and not math.isfinite(cost):
+                raise ValueError(f"cost {rec['cost']}")
+        except (ValueError, TypeError) as exc:
+            bad.append(f"line {n}: {exc}")
+            continue
+        out.append(_Row(n, rec["root_id"], rec["rater_id"], kind, order, choice, trial, cost))
+    A.true(
+        "judgments.csv",
+        "every row a judgment (rater kind, order and choice known; trial an integer)",
+        not bad,
+        "all rows",
+        "; ".join(bad[:4]),
+    )
+    return out
+
+
+def _read_lines(A: _Auditor, path: Path) -> list[str]:
+    """root_order.txt: one root id a line, each once."""
+    ids = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    repeats = [rid for rid, k in Counter(ids).items() if k > 1]
+    A.true("root_order.txt", "each root id once", not repeats, "distinct ids", repeats[:5])
+    return ids
+
+
+# ==============================================================================================
+# The registered order
+# ==============================================================================================
+
+
+def _keyed_order(seed: int, ids: list[str]) -> list[str]:
+    """The ids sorted by SHA-256 of the order domain, the decimal seed and the id (lines)."""
+    keyed = sorted(
+        (hashlib.sha256(f"{_ORDER_DOMAIN}\n{seed}\n{rid}".encode()).digest(), rid) for rid in ids
+    )
+    return [rid for _, rid in keyed]
+
+
+def _study_order(
+    A: _Auditor,
+    res: dict[str, Any],
+    settings: dict[str, Any],
+    order: list[str],
+    table: list[_Row],
+    refused: list[str],
+) -> None:
+    """root_order.txt lists the admitted roots (recomputed under the keyed hash); judgments.csv
+    holds only those roots, sorted by it."""
+    A.eq(
+        "root_order.txt",
+        "one line per admitted root",
+        res["gates"]["admitted"],
+        len(order),
+    )
+    listed_refused = sorted(set(order) & set(refused))
+    A.true(
+        "root_order.txt",
+        "no root the gates refused",
+        not listed_refused,
+        "none",
+        listed_refused[:5],
+    )
+    text = settings.get("root_order")
+    A.eq(
+        "provenance.json $.settings.root_order",
+        "the order as results.json records it",
+        res["root_order"],
+        text,
+    )
+    if isinstance(text, str) and text.startswith("keyed hash"):
+        seed = res["seed"]
+        expected = _keyed_order(int(seed), order)
+        first = next((k for k, (a, b) in enumerate(zip(expected, order, strict=True)) if a != b), 0)
+        A.eq(
+            "root_order.txt",
+            f"the keyed-hash order of seed {seed} (SHA-256 of {_ORDER_DOMAIN}, seed, id)",
+            expected[first : first + 3],
+            order[first : first + 3],
+        )
+    else:
+        A.unverified(
+            "root_order.txt",
+            "the registered order file",
+            "the order came from a file of the study (its SHA-256 is in provenance); "
+            "the folder holds only the admitted roots in that order",
+        )
+    rank = {rid: k for k, rid in enumerate(order)}
+    outside = [r.line for r in table if r.root not in rank]
+    A.true(
+        "judgments.csv $[*].root_id",
+        "every row on a root of root_order.txt",
+        not outside,
+        "all rows",
+        f"lines {outside[:5]}",
+    )
+    prev: tuple[int, str, int, int] = (-1, "", 0, 0)
+    unsorted = None
+    for r in table:
+        key = (rank.get(r.root, prev[0]), r.rater, _ORDERS.index(r.order), r.trial)
+        if key < prev and unsorted is None:
+            unsorted = r.line
+        prev = max(prev, key)
+    A.true(
+        "judgments.csv",
+        "rows sorted by the registered order (root_order.txt), then rater id, order, trial",
+        unsorted is None,
+        "non-decreasing keys",
+        f"line {unsorted} goes back to an earlier key",
+    )
+
+
+# ==============================================================================================
+# M_i and H_i
+# ==============================================================================================
+
+
+@dataclass
+class _Root:
+    model_rows: int = 0
+    human_rows: int = 0
+    model_score: int = 0  # half units
+    human_score: int = 0
+    seen: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+
+@dataclass(frozen=True)
+class _Values:
+    entered: list[str]
+    m: list[float]
+    h: list[float | None]
+    model_n: list[int]
+    human_n: list[int]
+    coverage: dict[str, Any]
+
+
+def _score(choice: str, kind: str, policy: dict[str, str]) -> int:
+    if choice == "treatment":
+        return 2
+    if choice == "null_partner":
+        return 0
+    rule = policy["tie"] if choice == "tie" else policy["invalid"]
+    return 1 if rule == "half" else (0 if kind == "model" else 2)
+
+
+def _study_table(A: _Auditor, res: dict[str, Any], table: list[_Row]) -> None:
+    """The rows the values are built from are the registered ones: model rows by a judge of
+    the panel, in a known presentation order, below the registered trials, each cell once; no
+    human rater named like a judge."""
+    judges = set(res["judges"])
+    trials = int(res["trials"])
+    bad: list[str] = []
+    cells: Counter[tuple[str, str, str, int]] = Counter()
+    for r in table:
+        if r.kind == "model":
+            cells[(r.root, r.rater, r.order, r.trial)] += 1
+            if r.rater not in judges:
+                bad.append(f"line {r.line}: {r.rater} is not a judge")
+            elif r.order == "unknown":
+                bad.append(f"line {r.line}: a model judgment without its order")
+            elif not 0 <= r.trial < trials:
+                bad.append(f"line {r.line}: trial {r.trial} of {trials}")
+        elif r.rater in judges:
+            bad.append(f"line {r.line}: human rater {r.rater} named like a judge")
+    repeated = [key for key, k in cells.items() if k > 1]
+    A.true(
+        "judgments.csv",
+        "model rows are the registered cells (a panel judge, an order, a trial below "
+        "results.json $.trials, each once)",
+        not bad and not repeated,
+        "all rows",
+        "; ".join(bad[:3]) + (f"; repeated cells {repeated[:3]}" if repeated else ""),
+    )
+
+
+def _rebuild_values(res: dict[str, Any], order: list[str], table: list[_Row]) -> _Values:
+    """M_i, H_i and the coverage counts (module docstring) from judgments.csv."""
+    policy = res["policy"]
+    cells = 2 * len(res["judges"]) * int(res["trials"])
+    expected = int(res["humans_per_root"] or 0)
+    miss_m, miss_h = (1, 1) if policy["missing"] == "half" else (0, 2)
+    roots = {rid: _Root() for rid in order}
+    counts: Counter[str] = Counter()
+    for r in table:
+        x = roots.get(r.root)
+        if x is None:
+            continue
+        s = _score(r.choice, r.kind, policy)
+        if r.kind == "model":
+            x.model_rows += 1
+            x.model_score += s
+            x.seen[r.rater].add(r.order)
+        else:
+            x.human_rows += 1
+            x.human_score += s
+        if r.choice in ("tie", "invalid"):
+            counts[f"{r.kind}_{'ties' if r.choice == 'tie' else 'invalid'}"] += 1
+    entered = [rid for rid in order if roots[rid].model_rows > 0]
+    m_vals: list[float] = []
+    h_vals: list[float | None] = []
+    model_n: list[int] = []
+    human_n: list[int] = []
+    missing_cells = 0
+    for rid in entered:
+        x = roots[rid]
+        gap = cells - x.model_rows
+        missing_cells += gap
+        m_vals.append((x.model_score + gap * miss_m) / (2 * cells))
+        if x.human_rows:
+            n_h = max(x.human_rows, expected)
+            h_vals.append((x.human_score + (n_h - x.human_rows) * miss_h) / (2 * n_h))
+        else:
+            h_vals.append(None)
+        model_n.append(x.model_rows)
+        human_n.append(x.human_rows)
+    human_missing = sum(
+        max(x.human_rows, expected) - x.human_rows for x in roots.values() if x.human_rows
+    )
+    one_order = sum(
+        1
+        for x in roots.values()
+        if any(
+            ("treatment_first" in o) != ("null_first" in o)
+            for o in x.seen.values()
+            if o - {"unknown"}
+        )
+    )
+    coverage = {
+        "admitted_roots": len(order),
+        "admitted_roots_unjudged": len(order) - len(entered),
+        "roots_entered": len(entered),
+        "roots_with_humans": sum(1 for v in h_vals if v is not None),
+        "roots_one_order_only": one_order,
+        "model_ties": counts["model_ties"],
+        "model_invalid": counts["model_invalid"],
+        "model_missing_cells": missing_cells,
+        "human_ties": counts["human_ties"],
+        "human_invalid": counts["human_invalid"],
+        "human_missing": human_missing,
+        "humans_above_expected": sum(
+            1 for x in roots.values() if expected > 0 and x.human_rows > expected
+        ),
+    }
+    return _Values(entered, m_vals, h_vals, model_n, human_n, coverage)
+
+
+def _study_values(
+    A: _Auditor, res: dict[str, Any], v: _Values, rows: list[dict[str, Any]], table: list[_Row]
+) -> None:
+    """The rebuilt coverage against results.json, and the rebuilt M_i, H_i and judgment counts
+    against evidence.jsonl, row by row."""
+    cov = res["coverage"]
+    w = "results.json $.coverage"
+    for key, ours in v.coverage.items():
+        A.eq(f"{w}.{key}", f"{key} re-counted from judgments.csv", ours, cov.get(key))
+    model_rows = sum(1 for r in table if r.kind == "model")
+    A.eq(
+        f"{w}.rows",
+        "rows = rows of judgments.csv + rows on refused roots",
+        len(table) + cov["rows_on_refused_roots"],
+        cov["rows"],
+    )
+    A.eq(
+        f"{w}.model_rows",
+        "model rows + human rows = rows",
+        cov["rows"],
+        cov["model_rows"] + cov["human_rows"],
+    )
+    A.true(
+        f"{w}.model_rows",
+        "model rows of judgments.csv ≤ model rows ≤ those + rows on refused roots",
+        model_rows <= cov["model_rows"] <= model_rows + cov["rows_on_refused_roots"],
+        f"{model_rows}..{model_rows + cov['rows_on_refused_roots']}",
+        cov["model_rows"],
+    )
+    A.eq(
+        "results.json $.roots_available",
+        "roots entered (holding a model judgment)",
+        len(v.entered),
+        res["roots_available"],
+    )
+    if not res["instrument_valid"]:
+        A.eq("evidence.jsonl", "no evidence row when the instrument is invalid", 0, len(rows))
+        return
+    w = "evidence.jsonl"
+    A.eq(w, "one evidence row per root entered", len(v.entered), len(rows))
+    bad_ids = [
+        r.get("root") for r, rid in zip(rows, v.entered, strict=False) if r["root_id"] != rid
+    ]
+    A.true(
+        w + " $[*].root_id",
+        "the roots entered, in the registered order (root_order.txt)",
+        not bad_ids,
+        "all rows",
+        f"rows {bad_ids[:5]}",
+    )
+    A.eq(
+        w + " $[*].root",
+        "roots numbered 1..n",
+        list(range(1, len(rows) + 1)),
+        [r["root"] for r in rows],
+    )
+    bad_m, bad_h, bad_n = [], [], []
+    for r, m, h, mn, hn in zip(rows, v.m, v.h, v.model_n, v.human_n, strict=False):
+        if not (_is_number(r.get("M")) and _close(m, r["M"], 1e-12, 0)):
+            bad_m.append(f"root {r['root']}: {r.get('M')} vs ours {m!r}")
+        found_h: Any = r.get("H")
+        if not (
+            (h is None and found_h is None)
+            or (h is not None and _is_number(found_h) and _close(h, found_h, 1e-12, 0))
+        ):
+            bad_h.append(f"root {r['root']}: {found_h} vs ours {h!r}")
+        if (r.get("model_judgments"), r.get("human_judgments")) != (mn, hn):
+            bad_n.append(f"root {r['root']}")
+    A.true(
+        w + " $[*].M",
+        "M_i rebuilt from judgments.csv under the policy",
+        not bad_m,
+        "all rows",
+        "; ".join(bad_m[:3]),
+    )
+    A.true(
+        w + " $[*].H",
+        "H_i rebuilt from judgments.csv under the policy",
+        not bad_h,
+        "all rows",
+        "; ".join(bad_h[:3]),
+    )
+    A.true(
+        w + " $[*].model_judgments,human_judgments",
+        "judgments per root counted in judgments.csv",
+        not bad_n,
+        "all rows",
+        bad_n[:5],
+    )
+
+
+# ==============================================================================================
+# Reader audit
+# ==============================================================================================
+
+
+def _study_kappa(A: _Auditor, res: dict[str, Any], run: Path) -> int:
+    """Cohen's kappa of reader_audit.csv against results.json $.audit; returns the readings."""
+    text = (run / "reader_audit.csv").read_text(encoding="utf-8")
+    recs = list(csv.DictReader(io.StringIO(text, newline="")))
+    by_root: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for rec in recs:
+        by_root[rec["root_id"]].append((rec["reader_id"], rec["category"]))
+    bad = [rid for rid, rs in by_root.items() if len(rs) != 2 or rs[0][0] == rs[1][0]]
+    a = res["audit"]
+    w = "results.json $.audit"
+    A.true(
+        "reader_audit.csv",
+        "exactly two readings per root, by two readers",
+        not bad,
+        "all roots",
+        bad[:5],
+    )
+    A.eq(w + ".readings", "readings in reader_audit.csv", len(recs), a["readings"])
+    A.eq(
+        w + ".passed",
+        "gate on the point estimate: kappa ≥ kappa_min",
+        _fv(a["kappa"]) >= a["kappa_min"],
+        a["passed"],
+    )
+    A.eq(
+        "results.json $.instrument_valid",
+        "instrument valid iff the audit passed",
+        a["passed"],
+        res["instrument_valid"],
+    )
+    if bad or len(by_root) < 2:
+        return len(recs)
+    cats = sorted({c for rs in by_root.values() for _, c in rs})
+    index = {c: i for i, c in enumerate(cats)}
+    k = max(len(cats), 2)
+    table = [[0] * k for _ in range(k)]
+    for rs in by_root.values():
+        (_, ca), (_, cb) = sorted(rs)
+        table[index[ca]][index[cb]] += 1
+    kappa = _check_kappa_table(A, w, a, table, "reader_audit.csv (reader A sorts first)")
+    if kappa is not None:
+        A.eq(w + ".passed", "the gate on our kappa", kappa >= a["kappa_min"], a["passed"])
+    return len(recs)
+
+
+# ==============================================================================================
+# Gates, files, costs
+# ==============================================================================================
+
+
+def _study_gates(A: _Auditor, res: dict[str, Any], validity: dict[str, Any]) -> list[str]:
+    """Gate counts add up; returns the refused ids."""
+    g = validity.get("gates", {})
+    refused_pairs = g.get("refused_pairs", [])
+    A.eq(
+        "validity_report.json $.gates",
+        "the gate report as in results.json",
+        res["gates"],
+        {k: v for k, v in g.items() if k != "refused_pairs"},
+    )
+    w = "results.json $.gates"
+    gr = res["gates"]
+    A.eq(w + ".total", "admitted + refused = total", gr["total"], gr["admitted"] + gr["refused"])
+    A.eq(
+        "validity_report.json $.gates.refused_pairs",
+        "one listed pair per refused pair",
+        gr["refused"],
+        len(refused_pairs),
+    )
+    names = gr["gates"]
+    ids = [p.get("id") for p in refused_pairs]
+    bad = [
+        p.get("id")
+        for p in refused_pairs
+        if not p.get("failed")
+        or any(x not in names for x in p["failed"])
+        or p["failed"] != sorted(p["failed"], key=names.index)
+    ]
+    A.true(
+        "validity_report.json $.gates.refused_pairs",
+        "every refused pair names its failing gates, in gate order",
+        not bad and len(set(ids)) == len(ids),
+        "known gates, distinct ids",
+        bad[:5] or ids[:5],
+    )
+    if not bad:
+        refusals = {n: sum(1 for p in refused_pairs if n in p["failed"]) for n in names}
+        first = {n: sum(1 for p in refused_pairs if p["failed"][0] == n) for n in names}
+        A.eq(w + ".refusals", "per-gate refusals from the refused list", refusals, gr["refusals"])
+        A.eq(
+            w + ".first_failing",
+            "first failing gates from the refused list",
+            first,
+            gr["first_failing"],
+        )
+    return [str(x) for x in ids]
+
+
+def _study_files_agree(
+    A: _Auditor,
+    res: dict[str, Any],
+    run: Path,
+    verdict_file: dict[str, Any],
+    validity: dict[str, Any],
+) -> None:
+    """The files rendered from the same result hold the same values."""
+    for key in (*_TRACKS, "all_data"):
+        A.eq(
+            f"verdict.json $.{key}", "the track as in results.json", res[key], verdict_file.get(key)
+        )
+    for key in (
+        "instrument_valid",
+        "roots_run",
+        "roots_available",
+        "stop_reason",
+        "evidence_source",
+    ):
+        A.eq(f"verdict.json $.{key}", f"{key} as in results.json", res[key], verdict_file.get(key))
+    for key in ("coverage", "audit", "policy"):
+        A.eq(
+            f"validity_report.json $.{key}",
+            f"{key} as in results.json",
+            res[key],
+            validity.get(key),
+        )
+    judges = _load_json(run / "judges.json")
+    A.eq("judges.json", "the judges report as in results.json", res["judges_report"], judges)
+    fitted = _load_json(run / "fitted_panel.json")
+    block = res["judges_report"].get("fitted_panel")
+    A.eq("fitted_panel.json", "the fitted panel block", {"panel": block} if block else {}, fitted)
+
+
+def _study_data_files(
+    A: _Auditor, res: dict[str, Any], settings: dict[str, Any], readings: int
+) -> None:
+    """The data files recorded: as in provenance, their record counts those of the tables."""
+    files = res["data_files"]
+    w = "results.json $.data_files"
+    A.eq(
+        "provenance.json $.settings.data_files",
+        "the data files as results.json records them",
+        [{k: f.get(k) for k in ("role", "path", "format", "sha256")} for f in files],
+        settings.get("data_files"),
+    )
+    by_role: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for f in files:
+        by_role[f["role"]].append(f)
+    judged = by_role.get("judgments", [])
+    A.eq(
+        w + "[judgments].records",
+        "judgment rows read = coverage rows",
+        res["coverage"]["rows"],
+        sum(f["records"] for f in judged),
+    )
+    A.eq(
+        "results.json $.evidence_source",
+        "the judgment files, as read",
+        "study data: " + ", ".join(f"{f['path']} ({f['format']})" for f in judged),
+        res["evidence_source"],
+    )
+    for role, expected, what in (
+        ("stimuli", res["gates"]["total"], "pairs read = pairs gated"),
+        ("reader_audit", readings, "readings read = rows of reader_audit.csv"),
+    ):
+        got = [f["records"] for f in by_role.get(role, [])]
+        A.eq(f"{w}[{role}].records", what, [expected], got)
+    rf = by_role.get("root_order", [])
+    order_text = str(res.get("root_order", ""))
+    A.eq(
+        f"{w}[root_order]",
+        "an order file read iff the order is a registered order file",
+        not order_text.startswith("keyed hash"),
+        bool(rf),
+    )
+
+
+def _study_costs(
+    A: _Auditor,
+    res: dict[str, Any],
+    run: Path,
+    table: list[_Row],
+    entered: list[str],
+    readings: int,
+) -> None:
+    """cost_comparison.csv against results.json; each route's touches re-counted, totals
+    re-summed."""
+    text = (run / "cost_comparison.csv").read_text(encoding="utf-8")
+    recs = list(csv.DictReader(io.StringIO(text, newline="")))
+    lines = res["costs"]
+    bad = []
+    for i, (rec, ref) in enumerate(zip(recs, lines, strict=False), start=2):
+        try:
+            ok = (
+                rec["route"] == ref["route"]
+                and rec["line"] == ref["line"]
+                and _printed_match(rec["touches"], float(_fv(ref["touches"])))
+                and float(rec["cost"]) == float(_fv(ref["cost"]))
+            )
+        except (KeyError, ValueError, TypeError):
+            ok = False
+        if not ok:
+            bad.append(f"line {i}")
+    A.true(
+        "cost_comparison.csv",
+        "every row equals its results.json cost line (touches at the printed precision, "
+        "cost exactly)",
+        not bad and len(recs) == len(lines),
+        f"{len(lines)} rows",
+        f"{len(recs)} rows; differing: {bad[:4]}",
+    )
+    rank = {rid: k for k, rid in enumerate(entered)}
+    limits = {"to the registered verdict": res["roots_run"], "all data": len(entered)}
+    by_route: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for x in lines:
+        by_route[x["route"]][x["line"]] = x
+    A.eq("results.json $.costs", "the two routes", sorted(limits), sorted(by_route))
+    for route, limit in limits.items():
+        got = by_route.get(route, {})
+        w = f"results.json $.costs[{route}]"
+        parts = ("model judgments", "human judgments", "reader audit readings")
+        if not A.true(
+            w,
+            "the four cost lines",
+            all(p in got for p in (*parts, "total")),
+            list(parts),
+            list(got),
+        ):
+            continue
+        inside = [r for r in table if rank.get(r.root, limit) < limit]
+        for line, kind in (("model judgments", "model"), ("human judgments", "human")):
+            mine = [r for r in inside if r.kind == kind]
+            A.eq(
+                f"{w}[{line}].touches",
+                f"{kind} judgments on the first {limit} roots entered",
+                len(mine),
+                _fv(got[line]["touches"]),
+            )
+            if mine and all(r.cost is not None for r in mine):
+                A.num(
+                    f"{w}[{line}].cost",
+                    "the rows' own costs re-summed",
+                    math.fsum(r.cost or 0.0 for r in mine),
+                    _fv(got[line]["cost"]),
+                    abs_tol=1e-9,
+                )
+        A.eq(
+            f"{w}[reader audit readings].touches",
+            "readings of reader_audit.csv",
+            readings,
+            _fv(got["reader audit readings"]["touches"]),
+        )
+        A.num(
+            f"{w}[total].touches",
+            "total touches re-summed",
+            sum(float(_fv(got[p]["touches"])) for p in parts),
+            _fv(got["total"]["touches"]),
+            abs_tol=1e-9,
+        )
+        A.num(
+            f"{w}[total].cost",
+            "total cost re-summed",
+            math.fsum(float(_fv(got[p]["cost"])) for p in parts),
+            _fv(got["total"]["cost"]),
+            abs_tol=1e-9,
+        )
+    reading_costs = {
+        r: _fv(x["reader audit readings"]["cost"])
+        for r, x in by_route.items()
+        if "reader audit readings" in x
+    }
+    A.true(
+        "results.json $.costs[*][reader audit readings].cost",
+        "the reader audit costs the same on every route (readings × one price)",
+        len(set(reading_costs.values())) <= 1,
+        "one cost",
+        reading_costs,
+    )
+    A.unverified(
+        "results.json $.costs[*].cost",
+        "cost of rows without a cost of their own",
+        "the configured prices are in the config, not in the outputs",
+    )
+
+
+# ==============================================================================================
+# The tracks
+# ==============================================================================================
+
+
+def _stop_reason(verdict: str, roots_run: int, cap_roots: int, valid: bool) -> str:
+    if not valid:
+        return "instrument invalid: the reader audit's kappa is below the gate"
+    if verdict == "INCONCLUSIVE":
+        if roots_run >= cap_roots:
+            return f"cap reached ({cap_roots:,} roots) without a verdict"
+        return "the data ran out without a verdict"
+    return f"verdict reached at root {roots_run}"
+
+
+def _study_tracks(
+    A: _Auditor,
+    res: dict[str, Any],
+    settings: dict[str, Any],
+    v: _Values,
+    rows: list[dict[str, Any]],
+) -> None:
+    """The three tracks rebuilt from the rebuilt values (module docstring)."""
+    roots_run = res["roots_run"]
+    n = len(v.entered)
+    A.eq(
+        "provenance.json $.settings.cap_roots",
+        "the cap as results.json records it",
+        res["cap_roots"],
+        settings.get("cap_roots"),
+    )
+    if not res["instrument_valid"] or n == 0:
+        label = "INCONCLUSIVE" if res["instrument_valid"] else "INSTRUMENT_INVALID"
+        for key in _TRACKS:
+            # without roots the other tracks are INCONCLUSIVE or "no verdict when the
+            # registered track stopped"; without a valid instrument, all INSTRUMENT_INVALID
+            labels = (
+                {label} if key == "registered" or label != "INCONCLUSIVE" else {label, _NO_VERDICT}
+            )
+            for place, track in ((key, res[key]), (f"all_data.{key}", res["all_data"][key])):
+                A.true(
+                    f"results.json $.{place}.verdict",
+                    "no preference claim, no root, no interval without roots or a valid instrument",
+                    track["verdict"] in labels
+                    and track["roots_at_verdict"] is None
+                    and track["h_interval"] is None,
+                    f"{' or '.join(sorted(labels))}, null, null",
+                    [track["verdict"], track["roots_at_verdict"], track["h_interval"]],
+                )
+        A.eq("results.json $.roots_run", "no root read", 0, roots_run)
+        A.eq(
+            "results.json $.stop_reason",
+            "the stop reason",
+            _stop_reason(label, 0, res["cap_roots"], res["instrument_valid"]),
+            res["stop_reason"],
+        )
+        return
+    if len(rows) != n:
+        A.unverified(
+            "verdict.json",
+            "the tracks rebuilt",
+            "evidence.jsonl does not hold one row per root entered (failed above)",
+        )
+        return
+    rebuilt = _rebuild_tracks(A, res, settings, v.m, v.h)
+    if rebuilt is None:
+        return
+    cap = min(int(res["cap_roots"]), n)
+    states, reached = _track_verdicts(rebuilt.series, rebuilt.thresholds, cap)
+    # over all the data each track's first verdict counts whatever the cap (no cap: 0)
+    _, anywhere = _track_verdicts(rebuilt.series, rebuilt.thresholds, 0)
+    stop = reached["registered"][1] if "registered" in reached else cap
+    A.eq(
+        "results.json $.roots_run",
+        "the registered verdict's root (the verdict, the cap or the end of the data)",
+        stop,
+        roots_run,
+    )
+    _check_evidence_rows(A, "evidence.jsonl", rows, rebuilt, states)
+    flags = [r.get("after_registered_stop") for r in rows]
+    A.eq(
+        "evidence.jsonl $[*].after_registered_stop",
+        "true exactly on the rows after the registered verdict",
+        [t + 1 > stop for t in range(n)],
+        flags,
+    )
+    reg_verdict = reached.get("registered", ("INCONCLUSIVE", stop))[0]
+    A.eq(
+        "results.json $.stop_reason",
+        "the stop reason",
+        _stop_reason(reg_verdict, stop, int(res["cap_roots"]), True),
+        res["stop_reason"],
+    )
+    for name in rebuilt.series:
+        got = reached.get(name)
+        at_stop = got if got is not None and got[1] <= stop else (_NO_VERDICT, None)
+        _check_track(
+            A,
+            f"results.json $.{name}",
+            res[name],
+            name,
+            rebuilt,
+            (at_stop[0], at_stop[1]),
+            (at_stop[1] or stop) - 1,
+        )
+        seen = anywhere.get(name)
+        first = seen if seen is not None else ("INCONCLUSIVE", None)
+        _check_track(
+            A,
+            f"results.json $.all_data.{name}",
+            res["all_data"][name],
+            name,
+            rebuilt,
+            (first[0], first[1]),
+            n - 1,
+        )
+
+
+def _study_judges(A: _Auditor, res: dict[str, Any], table: list[_Row], entered: list[str]) -> None:
+    """The judges' point estimates from judgments.csv on the roots entered, each judgment at its
+    policy value (half units / 2): judgments, ties (value ½), rate (mean value), the rates with
+    the treatment shown first and second, position bias (their half difference), and the
+    humans' pooled rate and count. The intervals, agreement and fitted panel stay UNVERIFIED."""
+    policy = res["policy"]
+    inside = set(entered)
+    rows = [r for r in table if r.root in inside]
+    jr = res["judges_report"]
+    w = "results.json $.judges_report"
+
+    def mean(xs: list[float]) -> float | None:
+        return math.fsum(xs) / len(xs) if xs else None
+
+    for k, j in enumerate(jr["judges"]):
+        jw = f"{w}.judges[{k}]"
+        vals = {
+            o: [
+                _score(r.choice, "model", policy) / 2
+                for r in rows
+                if r.rater == j["name"] and r.order == o
+            ]
+            for o in ("treatment_first", "null_first")
+        }
+        every = vals["treatment_first"] + vals["null_first"]
+        A.eq(
+            jw + ".judgments",
+            f"{j['name']}'s judgments on the roots entered",
+            len(every),
+            j["judgments"],
+        )
+        A.eq(
+            jw + ".ties",
+            "judgments valued ½ under the policy",
+            sum(1 for x in every if x == 0.5),
+            j["ties"],
+        )
+        first, second = mean(vals["treatment_first"]), mean(vals["null_first"])
+        expected = {
+            "rate": mean(every),
+            "rate_treatment_first": first,
+            "rate_treatment_second": second,
+            "position_bias": None if first is None or second is None else (first - second) / 2,
+        }
+        for key, ours in expected.items():
+            if ours is None or j.get(key) is None:
+                A.eq(jw + "." + key, "no estimate without judgments", ours, j.get(key))
+            else:
+                A.num(jw + "." + key, f"{key} from judgments.csv", ours, j[key], abs_tol=1e-12)
+    humans = [_score(r.choice, "human", policy) / 2 for r in rows if r.kind == "human"]
+    A.eq(
+        w + ".human_judgments",
+        "human judgments on the roots entered",
+        len(humans),
+        jr["human_judgments"],
+    )
+    ours = mean(humans)
+    if ours is None or jr.get("human_rate") is None:
+        A.eq(w + ".human_rate", "no human rate without human judgments", ours, jr.get("human_rate"))
+    else:
+        A.num(
+            w + ".human_rate",
+            "mean human value from judgments.csv",
+            ours,
+            jr["human_rate"],
+            abs_tol=1e-12,
+        )
+
+
+def _study_roots_to_go(A: _Auditor, res: dict[str, Any], v: _Values) -> None:
+    """The roots-to-go block (present only for a valid, INCONCLUSIVE study): its inputs from the
+    rebuilt values (roots observed, human rate and coverage, humans per root), its quantiles in
+    order, its verdict probabilities summing to 1. The simulated figures stay UNVERIFIED."""
+    g = res.get("roots_to_go")
+    w = "results.json $.roots_to_go"
+    wanted = res["instrument_valid"] and res["registered"]["verdict"] == "INCONCLUSIVE"
+    if g is None:
+        A.true(
+            w,
+            "roots to go only for a valid, INCONCLUSIVE study (or without a fitted panel)",
+            not wanted or res["judges_report"].get("fitted_panel") is None or not v.entered,
+            "absent when not wanted",
+            "absent",
+        )
+        return
+    A.true(w, "roots to go only for a valid, INCONCLUSIVE study", wanted, True, "present")
+    hs = [h for h in v.h if h is not None]
+    A.eq(w + ".roots_observed", "roots entered", len(v.entered), g["roots_observed"])
+    A.num(
+        w + ".human_rate",
+        "mean H_i over the roots holding one (0.5 without)",
+        math.fsum(hs) / len(hs) if hs else 0.5,
+        g["human_rate"],
+        abs_tol=1e-12,
+    )
+    A.num(
+        w + ".human_coverage",
+        "share of the roots entered holding an H_i",
+        len(hs) / len(v.entered) if v.entered else 0.0,
+        g["human_coverage"],
+        abs_tol=1e-12,
+    )
+    if res["humans_per_root"] is not None:
+        expected_n = int(res["humans_per_root"])
+    else:
+        counts = Counter(n for n, h in zip(v.human_n, v.h, strict=True) if h is not None)
+        expected_n = min(counts, key=lambda k: (-counts[k], k)) if counts else 1
+    A.eq(
+        w + ".humans_per_root",
+        "the humans expected per root (else the commonest count)",
+        max(1, expected_n),
+        g["humans_per_root"],
+    )
+    q = [
+        g["quantiles_extra_roots"][k]
+        for k in sorted(g["quantiles_extra_roots"], key=lambda k: float(k[1:]))
+    ]
+    known = [x for x in q if x is not None]
+    A.true(
+        w + ".quantiles_extra_roots",
+        "quantiles in order",
+        known == sorted(known),
+        "non-decreasing",
+        q,
+    )
+    med = g.get("median_extra_roots")
+    A.eq(
+        w + ".median_extra_roots",
+        "the median is the q50 quantile",
+        g["quantiles_extra_roots"].get("q50"),
+        None if med is None else _fv(med),
+    )
+    probs = {k: float(_fv(x)) for k, x in g["verdicts"].items()}
+    A.num(
+        w + ".verdicts",
+        "verdict probabilities sum to 1",
+        1.0,
+        math.fsum(probs.values()),
+        abs_tol=1e-9,
+    )
+    A.num(
+        w + ".p_verdict",
+        "P(a verdict) = 1 − P(INCONCLUSIVE)",
+        1.0 - probs.get("INCONCLUSIVE", 0.0),
+        _fv(g["p_verdict"]),
+        abs_tol=1e-9,
+    )
+    A.unverified(
+        w,
+        "the simulated continuations",
+        "a simulation from the fitted sheets; a second simulation agrees only within Monte "
+        "Carlo error",
+    )
+
+
+# ==============================================================================================
+# Entry
+# ==============================================================================================
+
+
+def _audit_study(A: _Auditor, res: dict[str, Any], run: Path, prov: dict[str, Any]) -> None:
+    """Every check of the module docstring on one study folder."""
+    settings = prov.get("settings", {})
+    verdict_file = _load_json(run / "verdict.json")
+    validity = _load_json(run / "validity_report.json")
+    rows = _read_jsonl(run / "evidence.jsonl")
+    table = _read_judgments(A, run / "judgments.csv")
+    order = _read_lines(A, run / "root_order.txt")
+    _study_files_agree(A, res, run, verdict_file, validity)
+    refused = _study_gates(A, res, validity)
+    _study_order(A, res, settings, order, table, refused)
+    readings = _study_kappa(A, res, run)
+    _study_table(A, res, table)
+    values = _rebuild_values(res, order, table)
+    _study_values(A, res, values, rows, table)
+    _study_tracks(A, res, settings, values, rows)
+    _study_costs(A, res, run, table, values.entered, readings)
+    _study_data_files(A, res, settings, readings)
+    _study_judges(A, res, table, values.entered)
+    _study_roots_to_go(A, res, values)
+    A.unverified(
+        "judges.json",
+        "the judges' rates, position biases and agreement; the fitted panel",
+        "estimates and a simulation of the study's own code; only the files' agreement was checked",
+    )
