@@ -197,10 +197,12 @@ def root_values(
     keep = rank >= 0
     kind, choice, ordr = table.rater_kind, table.choice, table.order
     model = keep & (kind == _MODEL)
-    human = keep & (kind == _HUMAN)
     j = len(judges)
     cells = 2 * j * trials
     m_rows = np.bincount(rank[model], minlength=n_roots)
+    # humans count only on roots that enter (a root without model judgments is not judged yet)
+    judged = np.r_[m_rows > 0, False]
+    human = keep & (kind == _HUMAN) & judged[rank]
     h_rows = np.bincount(rank[human], minlength=n_roots)
     m_score = np.bincount(
         rank[model], weights=policy.scores(_MODEL)[choice[model]], minlength=n_roots

@@ -17,7 +17,7 @@ line), e.g. one filed with a pre-registration; its SHA-256 is recorded in the pr
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from verdictpack._errors import Defect
@@ -44,8 +44,11 @@ def registered_order(seed: int, root_ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(root_ids, key=lambda r: (key(r), r)))
 
 
-def read_order_file(path: Path, display: str) -> tuple[tuple[str, ...], tuple[Defect, ...]]:
-    """A registered order file: UTF-8, one root id a line (blank lines ignored), no repeats."""
+def read_order_file(
+    path: Path, display: str, known: Collection[str] | None = None
+) -> tuple[tuple[str, ...], tuple[Defect, ...]]:
+    """A registered order file: UTF-8, one root id a line (blank lines ignored), no repeats;
+    with ``known`` (the stimulus ids), an id outside it is a defect at its line."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
@@ -65,6 +68,9 @@ def read_order_file(path: Path, display: str) -> tuple[tuple[str, ...], tuple[De
             )
             continue
         first[rid] = n
+        if known is not None and rid not in known:
+            defects.append(Defect(display, f"line {n}", rid, "a stimulus id of the pairs file"))
+            continue
         ids.append(rid)
     if not ids and not defects:
         defects.append(Defect(display, "line 1", "(no ids)", "one root id a line"))

@@ -465,7 +465,8 @@ def load_study(config: StudyConfig, source: ConfigSource) -> StudyData:
     if d.root_order is not None:
         order_path = files.resolve(("data", "root_order"), d.root_order)
         if order_path is not None:
-            order_file, found = read_order_file(order_path, d.root_order)
+            known = {s.id for s in stimuli} if stimuli_read else None
+            order_file, found = read_order_file(order_path, d.root_order, known)
             files.defects.extend(found)
             files.record("root_order", d.root_order, "text", order_path, len(order_file))
     if stimuli_read:
@@ -757,7 +758,16 @@ def _judges_report(
         for p in est.kappas
     )
     fitted: dict[str, Any] | None = None
-    note = "fitted from the judges' rates and position biases (lean and noise 0: not estimable)"
+    note = (
+        "each judge relative to the humans' estimated rate: baseline_rate = that rate (no "
+        "effect: the judge agrees with the humans), lean_h = the judge's estimated distance from "
+        "it on the φ scale (effect scale 1 reproduces the observed rates), position biases and "
+        "the latent correlation as estimated, noise from the judge's prior (else 0); set the "
+        "planning config's human_baseline_rate to the humans' rate shown here"
+        if human_rate is not None
+        else "no human judgments: each judge's rate as observed, lean_h and noise from its "
+        "prior (else 0)"
+    )
     try:
         fitted = fitted_panel_block(
             est,
@@ -765,6 +775,11 @@ def _judges_report(
             judges=names,
             roles={j.name: j.prior.role for j in config.panel.judges if j.prior is not None},
             costs={j.name: j.cost_per_judgment for j in config.panel.judges},
+            lean_h=None
+            if human_rate is not None
+            else {j.name: j.prior.lean_h for j in config.panel.judges if j.prior is not None},
+            noise={j.name: j.prior.noise for j in config.panel.judges if j.prior is not None},
+            reference_rate=human_rate,
             fallback_latent_correlation=config.panel.latent_correlation or 0.0,
         )
     except InputError as exc:
@@ -901,6 +916,7 @@ def _continuation(
             config.planning.replicates,
             config.planning.max_extra_roots,
             stream(config.seed, "study/roots-to-go"),
+            effect_scale=1.0 if report.human_rate is not None else 0.0,
         )
 
 

@@ -62,9 +62,11 @@ def roots_to_go(
     replicates: int,
     max_extra_roots: int,
     rng: np.random.Generator,
+    effect_scale: float = 0.0,
 ) -> RootsToGo:
     """Continue the observed prefix (NaN in ``prefix_h``: no human judgment) ``replicates``
-    times under ``panel`` (module docstring)."""
+    times under ``panel`` at ``effect_scale`` (1 for a panel fitted relative to the humans'
+    rate, whose observed world is scale 1; module docstring)."""
     r = int_at_least("replicates", replicates, 2)
     cap = int_at_least("max_extra_roots", max_extra_roots, 1)
     n_h = int_at_least("humans_per_root", humans_per_root, 1)
@@ -89,7 +91,7 @@ def roots_to_go(
     bt.spread_first()
     m_sim_idx = np.searchsorted(ms, m_grid)
     h_sim_idx = np.searchsorted(hs, h_grid)
-    scenario = TruthScenario(name="fitted sheets", effect_scale=0.0)
+    scenario = TruthScenario(name="fitted sheets", effect_scale=effect_scale)
     rate = min(max(human_rate, 1e-6), 1.0 - 1e-6)
     decided_at = np.full(r, -1, np.int64)
     codes = np.zeros(r, np.int8)

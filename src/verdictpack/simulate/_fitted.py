@@ -21,7 +21,9 @@ What is *estimated* from the data and what is a *planning assumption*:
   is informative, ``fallback_latent_correlation`` (a planning assumption, default 0) is used.
 * ``lean_h`` and ``noise`` — planning assumptions, not estimable from one study's preference data
   (lean is the response to an effect the study does not vary; noise is confounded with the rate):
-  0 and 0 unless given per judge.
+  0 and 0 unless given per judge. With a ``reference_rate`` (the humans' rate of a study), the
+  judge is written relative to it instead: baseline = the reference and lean_h = the judge's
+  estimated distance from it on the φ scale, so effect scale 1 reproduces the observed rates.
 * ``role`` and ``cost_per_judgment`` — given by the caller per judge (defaults ``"fitted judge"``
   and 0.0; nothing is guessed from the data).
 
@@ -38,6 +40,7 @@ from typing import Any, Final
 from verdictpack._errors import InputError
 from verdictpack._validate import nonempty_str
 from verdictpack.core._estimates import PanelEstimates
+from verdictpack.core._scales import phi
 from verdictpack.simulate._judges import JudgeSheet, Panel
 
 __all__ = ["RATE_FLOOR", "fitted_panel_block"]
@@ -64,8 +67,15 @@ def fitted_panel_block(
     lean_h: Mapping[str, float] | None = None,
     noise: Mapping[str, float] | None = None,
     fallback_latent_correlation: float = 0.0,
+    reference_rate: float | None = None,
 ) -> dict[str, Any]:
     """The panel config block fitted from ``estimates`` (see the module docstring).
+
+    ``reference_rate`` (a study's estimated human rate): when given, each judge is written
+    relative to it -- ``baseline_rate`` = the reference (no effect: the judge agrees with the
+    humans) and ``lean_h`` = Φ⁻¹-scale distance φ(p̂_j) − φ(reference) unless ``lean_h`` names
+    the judge (so the world the study observed is effect scale 1, and the construct's null is
+    scale 0); the position bias is capped to fit both worlds.
 
     ``judges``: the rater names to include (default: every rater of the estimates that judged
     at least once), in that order. ``roles``, ``costs``, ``lean_h``, ``noise``: per-judge values
@@ -105,12 +115,19 @@ def fitted_panel_block(
         p = min(max(p, RATE_FLOOR), 1.0 - RATE_FLOOR)
         delta = max(0.0, bias.bias or 0.0)
         delta = min(delta, p, 1.0 - p, _MAX_BIAS)
+        lean = _per_judge(judge, lean_h, 0.0)
+        if reference_rate is not None:
+            ref = min(max(float(reference_rate), RATE_FLOOR), 1.0 - RATE_FLOOR)
+            if lean_h is None or judge not in lean_h:
+                lean = phi(p) - phi(ref)
+            delta = min(delta, ref, 1.0 - ref)
+            p = ref
         sheets.append(
             JudgeSheet(
                 name=judge,
                 role=_per_judge(judge, roles, _DEFAULT_ROLE),
                 baseline_rate=p,
-                lean_h=_per_judge(judge, lean_h, 0.0),
+                lean_h=lean,
                 noise=_per_judge(judge, noise, 0.0),
                 position_bias=delta,
                 cost_per_judgment=_per_judge(judge, costs, 0.0),
