@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES
 from verdictpack._cli import main
+from verdictpack.verify._seal import study_data_paths
 
 Loc = tuple[str | int, ...]
 
@@ -48,6 +49,7 @@ SHRINK: dict[str, dict[Loc, Any]] = {
         ("power", "replicates"): 50,
     },
     "battery": {("replicates",): 100, ("block_size",): 50, ("sequential", "cap_roots"): 60},
+    "study": {},  # cheap as it is (its data are small)
 }
 
 NESTING = "[" * 10_000 + "]" * 10_000
@@ -147,6 +149,15 @@ def inject(base: dict[str, Any], target: Loc, label: str) -> str:
     return _render(base, (), target, None if label == DUPLICATE else RAW[label])
 
 
+def with_data(example: Path, folder: Path) -> Path:
+    """Copy a study example's data files into ``folder`` at their relative paths (a config's
+    data paths resolve against its own folder); other kinds have none. Returns ``folder``."""
+    for rel in study_data_paths(json.loads(example.read_text())):
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(example.parent / rel, folder / rel)
+    return folder
+
+
 def _run(text: str, folder: Path) -> tuple[int, str, Path, Path]:
     cfg = folder / "config.json"
     cfg.write_text(text, encoding="utf-8")
@@ -214,7 +225,7 @@ def test_every_example_has_a_shrink() -> None:
 def test_shrunk_base_runs(example: Path) -> None:
     base = shrunk(example)
     with tempfile.TemporaryDirectory(prefix="vp-fuzz-") as tmp:
-        code, output, _, out = _run(json.dumps(base, indent=2), Path(tmp))
+        code, output, _, out = _run(json.dumps(base, indent=2), with_data(example, Path(tmp)))
         assert code == 0, output
         assert (out / "results.json").is_file()
 
@@ -236,6 +247,7 @@ def test_injection_writes_the_raw_text_at_the_path() -> None:
 @pytest.mark.parametrize("example", EXAMPLE_FILES, ids=lambda p: p.stem)
 def test_values_the_loader_refuses_are_refused_at_every_path(example: Path, tmp_path) -> None:
     base = shrunk(example)
+    with_data(example, tmp_path)
     for target in all_paths(base):
         for label in ALWAYS_REFUSED:
             check(base, target, label, tmp_path)
@@ -258,5 +270,5 @@ def test_any_value_at_any_path_is_a_result_or_a_refusal_by_name(example: Path) -
         check(copy.deepcopy(base), target, label, folder)
 
     with tempfile.TemporaryDirectory(prefix="vp-fuzz-") as tmp:
-        folder = Path(tmp)
+        folder = with_data(example, Path(tmp))
         fuzz()

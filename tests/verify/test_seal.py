@@ -184,8 +184,15 @@ def test_the_wheel_ships_the_example_configs_and_find_examples_uses_them(tmp_pat
         z.extractall(tmp_path / "site")
     configs = sorted(EXAMPLES.glob("*.json"))
     assert configs
-    # every example config, byte for byte, and nothing else from examples/ (no outputs)
-    assert shipped == {f"verdictpack/_examples/{p.name}": p.read_bytes() for p in configs}
+    data = sorted(p for p in EXAMPLES.glob("study_*/*") if p.is_file())
+    assert data, "the study examples' data folders"
+    # every example config and study data file, byte for byte, and nothing else from examples/
+    # (no outputs, no scripts)
+    expected = {f"verdictpack/_examples/{p.name}": p.read_bytes() for p in configs}
+    expected.update(
+        {f"verdictpack/_examples/{p.relative_to(EXAMPLES)}": p.read_bytes() for p in data}
+    )
+    assert shipped == expected
     assert not [n for n in names if "outputs" in n]
     # the installed package (first on the path, as in a plain install) finds its own copy
     code = (

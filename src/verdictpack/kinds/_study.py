@@ -107,6 +107,7 @@ __all__ = [
 # Config
 # ----------------------------------------------------------------------------------------------
 
+Text = Annotated[str, Field(min_length=1)]
 RelPath = Annotated[
     str,
     Field(
@@ -162,10 +163,10 @@ class StudyHumansSpec(StrictModel):
 
 class PairMappingSpec(StrictModel):
     id: str = Field(min_length=1)
-    source: str | None = None
+    source: Text | None = None
     treatment: str = Field(min_length=1)
     null_partner: str = Field(min_length=1)
-    metadata: list[str] = Field(default_factory=list)
+    metadata: list[Text] = Field(default_factory=list)
 
 
 class PairsSpec(StrictModel):
@@ -178,7 +179,7 @@ class TableFileSpec(StrictModel):
     path: RelPath
     mapping: dict[str, str] | None = None
     value_maps: dict[str, dict[str, str]] | None = None
-    treatment_side_column: str | None = None
+    treatment_side_column: Text | None = None
 
 
 class LabelStudioFileSpec(StrictModel):
@@ -186,7 +187,7 @@ class LabelStudioFileSpec(StrictModel):
     path: RelPath
     root_field: str = Field(min_length=1)
     control: str = Field(min_length=1)
-    treatment_side_field: str | None = None
+    treatment_side_field: Text | None = None
     treatment_side: Literal["left", "right"] | None = None
     side_map: dict[str, str] | None = None
     value_map: dict[str, str] | None = None
@@ -199,7 +200,7 @@ class ArgillaFileSpec(StrictModel):
     question: str = Field(min_length=1)
     root_key: str = Field(min_length=1)
     value_map: dict[str, str]
-    treatment_side_key: str | None = None
+    treatment_side_key: Text | None = None
     treatment_side: Literal["left", "right"] | None = None
     side_map: dict[str, str] | None = None
     include_suggestions: bool = False
@@ -211,7 +212,7 @@ class MTurkFileSpec(StrictModel):
     root_column: str = Field(min_length=1)
     answer_column: str = Field(min_length=1)
     value_map: dict[str, str]
-    treatment_side_column: str | None = None
+    treatment_side_column: Text | None = None
     treatment_side: Literal["left", "right"] | None = None
     side_map: dict[str, str] | None = None
 
@@ -232,7 +233,7 @@ class ReaderAuditDataSpec(StrictModel):
     path: RelPath
     mapping: ReadingsMappingSpec = Field(default_factory=ReadingsMappingSpec)
     kappa_min: float = Field(gt=0.0, lt=1.0, description="instrument gate on Cohen's kappa")
-    categories: list[str] | None = Field(
+    categories: list[Text] | None = Field(
         default=None, min_length=2, description="the admissible categories (default: as read)"
     )
     cost_per_reading: float = Field(default=0.0, ge=0.0, le=MAX_COST)
