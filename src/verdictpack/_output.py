@@ -86,7 +86,11 @@ except ImportError:  # pragma: no cover - Windows: no lock (see the module docst
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "LEDGER_NAME",
+    "LIVE_MARKER",
     "MARKER",
+    "REPORT_FOLDER",
+    "LiveFolder",
     "OutputClaim",
     "check_output_path",
     "claim_output",
@@ -809,3 +813,108 @@ def write_outputs(
     with claim_output(out, config=config, force=force, label=label) as claim:
         claim.write(files)
     return claim._path
+
+
+# ----------------------------------------------------------------------------------------------
+# A live study's folder: kept, never replaced
+# ----------------------------------------------------------------------------------------------
+
+LIVE_MARKER = ".verdictpack-live.json"
+LIVE_LOCK = ".verdictpack-live.lock"
+LEDGER_NAME = "ledger.sqlite"
+REPORT_FOLDER = "report"
+
+
+class LiveFolder:
+    """The folder of a live study (``verdictpack STUDY --out DIR`` with live judges).
+
+    Unlike a run's output folder it is never replaced: it holds the evidence ledger
+    (``ledger.sqlite``, the paid judgments), the marker ``.verdictpack-live.json`` naming the
+    study's manifest hash, and ``report/`` (an ordinary output folder, rewritten atomically by each
+    run). A new or empty DIR starts a study; a DIR whose marker names the same manifest resumes it;
+    anything else is refused: another manifest ("a study never mixes manifests"), a folder that is
+    not a live study's, or ``--force`` (a fresh start needs a new folder). The path checks are the
+    output folder's (:func:`check_output_path`). A lock inside DIR (``.verdictpack-live.lock``,
+    flock, non-blocking) keeps a second run off the same ledger.
+    """
+
+    def __init__(
+        self, out: str | Path, *, config: str | Path, manifest: str, force: bool = False
+    ) -> None:
+        self.path = check_output_path(out, protect=(config,), label="--out")
+        self._fd: int | None = None
+        given = os.fspath(out)
+        marker = self.path / LIVE_MARKER
+        if force:
+            raise OutputError(
+                f"--out {given}: --force never replaces a live study's folder (it holds the "
+                "ledger of paid judgments); rerun without --force to resume, or choose a new "
+                "folder for a fresh start"
+            )
+        if self.path.exists():
+            if not self.path.is_dir():
+                raise OutputError(f"--out {given}: expected a folder; it is a file")
+            entries = sorted(p.name for p in self.path.iterdir())
+            if entries and LIVE_MARKER not in entries:
+                raise OutputError(
+                    f"--out {given}: not empty and not a live study's folder (no {LIVE_MARKER}; "
+                    f"found {_names(entries)}); refused: choose a new folder"
+                )
+            if entries:
+                try:
+                    data = json.loads(marker.read_text(encoding="utf-8"))
+                except (OSError, ValueError) as exc:
+                    raise OutputError(f"--out {given}: unreadable {LIVE_MARKER} ({exc})") from None
+                held = data.get("manifest") if isinstance(data, dict) else None
+                if held != manifest:
+                    raise OutputError(
+                        f"--out {given}: this folder holds another study (manifest "
+                        f"{str(held)[:12]}, this config's is {manifest[:12]}: prompts, sampling, "
+                        "endpoints, judges or stimuli changed); a study never mixes manifests: "
+                        "start the changed study in a new folder"
+                    )
+        else:
+            self.path.mkdir(parents=True)
+        self._lock()
+        if not marker.exists():
+            text = json.dumps(
+                {"format": 1, "manifest": manifest, "written_by": "verdictpack"},
+                sort_keys=True,
+                indent=2,
+            )
+            tmp = self.path / f".{LIVE_MARKER}.tmp"
+            tmp.write_text(text + "\n", encoding="utf-8")
+            os.replace(tmp, marker)
+
+    def _lock(self) -> None:
+        if fcntl is None:  # pragma: no cover - Windows
+            return
+        fd = os.open(self.path / LIVE_LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise OutputError(
+                f"--out {self.path}: another verdictpack run is working on this live study "
+                "(its lock is held); refused"
+            ) from None
+        self._fd = fd
+
+    @property
+    def ledger(self) -> Path:
+        return self.path / LEDGER_NAME
+
+    @property
+    def report(self) -> Path:
+        return self.path / REPORT_FOLDER
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> LiveFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
