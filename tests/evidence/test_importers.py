@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from verdictpack._errors import InputError
-from verdictpack.evidence._table import Judgment, Origin
+from verdictpack.evidence._table import ImportResult, Judgment, JudgmentTable, Origin
 from verdictpack.evidence.importers import read_argilla, read_labelstudio, read_mturk
 
 DATA = Path(__file__).parent / "data"
@@ -284,3 +284,27 @@ def test_arguments_refused() -> None:
 def test_judgments_are_judgments() -> None:
     result = read_argilla(DATA / "argilla_records.json", **ARGILLA)  # type: ignore[arg-type]
     assert all(isinstance(j, Judgment) for j in result.judgments)
+
+
+def test_every_importer_returns_the_table_shape() -> None:
+    """One result shape for all importers: a JudgmentTable, its records, the defects."""
+    results = [
+        read_argilla(DATA / "argilla_records.json", **ARGILLA),  # type: ignore[arg-type]
+        read_labelstudio(
+            DATA / "labelstudio_pairwise.json",
+            root_field="pair_id",
+            treatment_side_field="tside",
+            control="pref",
+        ),
+        read_mturk(DATA / "mturk_batch.csv", **MTURK),  # type: ignore[arg-type]
+    ]
+    for result in results:
+        assert isinstance(result, ImportResult)
+        assert isinstance(result.table, JudgmentTable)
+        assert len(result.table) == len(result.judgments) > 0
+        # the records survive the columnar form: values and origins (JSON paths, lines) alike
+        again = JudgmentTable.from_judgments(result.judgments).judgments()
+        assert again == result.judgments
+        assert all(j.origin is not None for j in result.judgments)
+    empty = read_mturk(DATA / "absent.csv", **MTURK)  # type: ignore[arg-type]
+    assert len(empty.table) == 0 and empty.judgments == () and len(empty.defects) == 1

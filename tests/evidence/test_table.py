@@ -59,7 +59,7 @@ def test_round_trip_csv_table_csv(tmp_path: Path) -> None:
     js = result.judgments
     assert js[-1].raw == 'says "tie", then\nstops' and js[-1].trial == 1
     assert JudgmentTable.from_judgments(js).to_csv_bytes() == first
-    assert isinstance(result.to_import_result(), ImportResult)
+    assert isinstance(result, ImportResult)
 
 
 def test_plain_split_and_csv_module_agree(tmp_path: Path) -> None:
@@ -333,3 +333,62 @@ def test_crlf_file_reads_like_lf(tmp_path: Path) -> None:
     assert [d.path for d in a.defects] == [d.path for d in b.defects] == [f"line {len(rows) + 1}"]
     assert len(a.table) == len(b.table) == len(rows) - 2
     assert a.judgments[-1].raw == b.judgments[-1].raw == "x\r\ny"
+
+
+def test_value_maps_apply_to_distinct_values_and_may_merge_ids(tmp_path: Path) -> None:
+    """Ids and enums are mapped over their distinct values; a map may merge two source ids."""
+    lines = [
+        "root_id,rater_id,rater_kind,order,choice,trial,cost,raw,timestamp",
+        "r1,J1,m,tf,treatment,0,0.5,,",
+        "R1,j1,m,nf,null_partner,1,,,",
+        "r2,J1,h,unknown,tie,,,,",
+        "r2,j2,h,unknown,tie,x,,,",
+        " ,j2,m,tf,tie,0,,,",
+    ]
+    maps = {
+        "root_id": {"R1": "r1"},
+        "rater_id": {"J1": "j1"},
+        "rater_kind": {"m": "model", "h": "human"},
+        "order": {"tf": "treatment_first", "nf": "null_first"},
+    }
+    result = read_table(_write(tmp_path, "maps.csv", lines), value_maps=maps)
+    table = result.table
+    assert [(d.path, d.received) for d in result.defects] == [("line 5", "x"), ("line 6", " ")]
+    assert table.roots == ("r1", "r2") and table.raters == ("j1",)
+    assert [(j.root_id, j.rater_id, j.rater_kind, j.order, j.trial) for j in result.judgments] == [
+        ("r1", "j1", "model", "treatment_first", 0),
+        ("r1", "j1", "model", "null_first", 1),
+        ("r2", "j1", "human", "unknown", 0),
+    ]
+    assert result.judgments[0].cost == 0.5 and result.judgments[1].cost is None
+
+
+def test_mixed_quoting_reads_the_same_with_and_without_non_ascii_text(tmp_path: Path) -> None:
+    """Line counts come from the bytes for ASCII files and from the lines otherwise: the rows,
+    lines and defects are the same either way (and those of the csv module)."""
+    import csv
+
+    rng = random.Random(4)
+    rows = [HEADER]
+    for r in range(60):
+        raw = rng.choice(["", "plain", '"a, b"', '"x\ny"', '"say ""hi"""', "5in"])
+        rows.append(f"r{r},m{r % 3},model,null_first,tie,0,,{raw},")
+        if r % 17 == 0:
+            rows.append(f"r{r},m9,model,null_first,tie")  # short row: a defect
+        if r % 23 == 0:
+            rows.append("")  # a blank line
+    results = []
+    for k, accent in enumerate(("", "é")):
+        lines = [line.replace("plain", "plain" + accent) for line in rows]
+        p = _write(tmp_path, f"m{k}.csv", lines)
+        result = read_table(p, display="m.csv")
+        with p.open(newline="", encoding="utf-8") as fh:
+            expected = [row[7] or None for row in list(csv.reader(fh))[1:] if len(row) == 9]
+        assert [j.raw for j in result.judgments] == expected
+        results.append(result)
+    plain, accented = results
+    assert [d.path for d in plain.defects] == [d.path for d in accented.defects] != []
+    assert [j.origin for j in plain.judgments] == [j.origin for j in accented.judgments]
+    assert [j.raw for j in plain.judgments] == [
+        None if j.raw is None else j.raw.replace("é", "") for j in accented.judgments
+    ]

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
@@ -23,6 +24,8 @@ from verdictpack.stimuli import (
     max_fragment_similarity,
     standard_gates,
 )
+from verdictpack.stimuli._gates import _grams, _sentence_grams
+from verdictpack.stimuli._text import sentence_tokens
 
 SOURCE = (
     "Records note that Orin Bridge opened in 1932. "
@@ -256,3 +259,17 @@ REFUSALS = [
 )
 def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  # type: ignore[no-untyped-def]
     assert_refused_by_name(parameter, call)
+
+
+def test_sentence_grams_follow_the_sentence_rule() -> None:
+    """The fragment gate's sentence-by-sentence grams are those of ``sentence_tokens``."""
+    pieces = ["Orin", "bridge", "3.5", "e.g.", "U.S.", "it's", "Café", "x2", "!", "?", ".", "\n"]
+    rng = random.Random(7)
+    texts = [SOURCE, "", "One. Two! Three? Four", "Wait... what?! Yes.\nNo."]
+    for _ in range(300):
+        words = (rng.choice(pieces) + rng.choice([" ", ". ", "", "? "]) for _ in range(30))
+        texts.append("".join(words))
+    for text in texts:
+        for n in (1, 2, 3, 4):
+            expected = [_grams(toks, n) for toks in sentence_tokens(text)]
+            assert _sentence_grams(text, n) == expected, (text, n)

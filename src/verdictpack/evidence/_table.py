@@ -28,6 +28,7 @@ import io
 import itertools
 import json
 import math
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +49,6 @@ __all__ = [
     "Judgment",
     "JudgmentTable",
     "Origin",
-    "TableImport",
     "cap_defects",
     "read_table",
 ]
@@ -102,13 +102,6 @@ class Judgment:
     origin: Origin | None = None
 
 
-class ImportResult(NamedTuple):
-    """What a record importer returns: the judgments it could map and every defect it found."""
-
-    judgments: tuple[Judgment, ...]
-    defects: tuple[Defect, ...]
-
-
 def cap_defects(
     defects: Sequence[Defect], file: str, limit: int = MAX_DEFECTS
 ) -> tuple[Defect, ...]:
@@ -122,9 +115,33 @@ def cap_defects(
 
 def _encode(values: Sequence[str]) -> tuple[tuple[str, ...], NDArray[np.int64]]:
     """The sorted pool of distinct values and each value's index into it."""
-    pool = tuple(sorted(dict.fromkeys(values)))
-    code = {v: i for i, v in enumerate(pool)}
-    return pool, np.fromiter(map(code.__getitem__, values), np.int64, len(values))
+    keys, inverse = _factorize([values], len(values))
+    return _pooled(keys, inverse)
+
+
+def _factorize(columns: Sequence[Sequence[Any]], n: int) -> tuple[list[Any], NDArray[np.int64]]:
+    """The distinct rows of ``columns`` in order of first occurrence (tuples; for one column its
+    values) and each row's index into them: one dictionary pass over the rows, the rest numpy."""
+    seen: dict[Any, int] = {}
+    rows: Iterable[Any] = zip(*columns, strict=True) if len(columns) > 1 else columns[0]
+    # each row's value is the index of the row where its combination first occurs
+    first = np.fromiter(map(seen.setdefault, rows, itertools.count()), np.int64, n)
+    dense = np.zeros(n, np.int64)
+    dense[np.fromiter(seen.values(), np.int64, len(seen))] = np.arange(len(seen))
+    return list(seen), dense[first]
+
+
+def _pooled(
+    values: Sequence[str], inverse: NDArray[np.int64], value_map: Mapping[str, str] | None = None
+) -> tuple[tuple[str, ...], NDArray[np.int64]]:
+    """The sorted pool of ``values`` (distinct, possibly merged by ``value_map``) and the codes
+    of the rows, ``inverse`` indexing ``values``."""
+    if value_map:
+        values = list(map(value_map.get, values, values))
+    pool = tuple(sorted(set(values)))
+    rank = {v: i for i, v in enumerate(pool)}
+    lut = np.fromiter(map(rank.__getitem__, values), np.int64, len(values))
+    return pool, lut[inverse]
 
 
 def _readonly(a: NDArray[Any]) -> NDArray[Any]:
@@ -189,9 +206,8 @@ class JudgmentTable:
             if not isinstance(a, np.ndarray) or a.ndim != 1 or len(a) != n:
                 raise InputError(name, f"a 1-d numpy array of length {n}", type(a).__name__)
         for name, pool in (("roots", self.roots), ("raters", self.raters), ("files", self.files)):
-            if any(not isinstance(s, str) for s in pool) or any(
-                a >= b for a, b in itertools.pairwise(pool)
-            ):
+            strings = all(map(isinstance, pool, itertools.repeat(str)))
+            if not strings or not all(map(operator.lt, pool, itertools.islice(pool, 1, None))):
                 raise InputError(name, "a sorted tuple of distinct strings", pool[:5])
         for name, a, low, high in (
             ("root_code", self.root_code, 0, len(self.roots)),
@@ -540,10 +556,12 @@ def _enum_codes(values: Sequence[Any], table: Mapping[str, int], name: str) -> N
     return codes
 
 
-class TableImport(NamedTuple):
-    """What :func:`read_table` returns: the columnar table and every defect found.
+class ImportResult(NamedTuple):
+    """What every importer returns: the columnar table of the rows it could map, every defect.
 
-    ``.judgments`` builds the records on demand (the same attribute an :class:`ImportResult` has).
+    :func:`read_table` builds the table directly; the record importers (Label Studio, Argilla,
+    MTurk) build it from their records with :meth:`from_judgments`. ``.judgments`` gives the
+    records on demand (origins included).
     """
 
     table: JudgmentTable
@@ -551,10 +569,13 @@ class TableImport(NamedTuple):
 
     @property
     def judgments(self) -> tuple[Judgment, ...]:
+        """The rows as records, in table order."""
         return self.table.judgments()
 
-    def to_import_result(self) -> ImportResult:
-        return ImportResult(self.table.judgments(), self.defects)
+    @classmethod
+    def from_judgments(cls, js: Iterable[Judgment], defects: Iterable[Defect]) -> ImportResult:
+        """The result of a record importer: its records as a table, and its defects."""
+        return cls(JudgmentTable.from_judgments(js), tuple(defects))
 
 
 # --------------------------------------------------------------------- the table importer
@@ -755,15 +776,34 @@ def _split_mixed(
         return None
     header = body[:first].split(",")
     width = len(header)
-    lines = body[first + 1 :].split("\n")
-    count = len(lines)
-    quotes = np.fromiter(map(str.count, lines, itertools.repeat('"')), np.int64, count)
-    commas = np.fromiter(map(str.count, lines, itertools.repeat(",")), np.int64, count)
+    rest_text = body[first + 1 :]
+    lines: list[str] = []
+    if rest_text.isascii():  # count on the bytes; a line is a slice of the text between line ends
+        quotes, commas, begin, end_at = _ascii_line_counts(rest_text)
+        count = len(quotes)
+    else:
+        lines = rest_text.split("\n")
+        count = len(lines)
+        begin = end_at = np.zeros(0, np.int64)  # not used: the lines are at hand
+        quotes = np.fromiter(map(str.count, lines, itertools.repeat('"')), np.int64, count)
+        commas = np.fromiter(map(str.count, lines, itertools.repeat(",")), np.int64, count)
+
+    def block(a: int, b: int) -> str:
+        """Lines ``a`` to ``b`` (inclusive) as they stand in the text."""
+        return rest_text[begin[a] : end_at[b]] if not lines else "\n".join(lines[a : b + 1])
+
     inside = (np.cumsum(quotes) - quotes) % 2 == 1  # the line starts inside a quoted field
     plain = (quotes == 0) & ~inside & (commas == width - 1)
     at = np.flatnonzero(plain)
-    chosen = lines if len(at) == count else [lines[i] for i in at.tolist()]
-    flat = ",".join(chosen).split(",") if chosen else []
+    if len(at) == count:
+        joined = rest_text.replace("\n", ",")
+    elif lines:
+        joined = ",".join(itertools.compress(lines, plain.tolist()))
+    else:  # the runs of consecutive plain lines, sliced from the text
+        edges = np.flatnonzero(np.diff(np.r_[0, plain.astype(np.int8), 0])).tolist()
+        runs = (block(a, b - 1) for a, b in zip(edges[::2], edges[1::2], strict=True))
+        joined = "\n".join(runs).replace("\n", ",")
+    flat = joined.split(",") if len(at) else []
     fields = [flat[j::width] for j in range(width)]
     odd: list[tuple[int, list[str]]] = []
     rest = np.flatnonzero(~plain).tolist()
@@ -774,7 +814,7 @@ def _split_mixed(
         while parity and end + 1 < count:
             end += 1
             parity = (parity + int(quotes[end])) % 2
-        reader = csv.reader(io.StringIO("\n".join(lines[start : end + 1]), newline=""))
+        reader = csv.reader(io.StringIO(block(start, end), newline=""))
         rows = list(reader)
         if len(rows) > 1 or (rows and reader.line_num != end - start + 1):
             return None  # a quote inside an unquoted field: our parity is not csv's state
@@ -782,6 +822,27 @@ def _split_mixed(
         while k < len(rest) and rest[k] <= end:
             k += 1
     return header, fields, at.astype(np.int64) + 2, odd
+
+
+def _ascii_line_counts(
+    text: str,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Per line of an ASCII ``text``: quote characters, commas, first and end offset.
+
+    Offsets are character offsets (one byte per character); the counts come from the positions
+    of the separators, without a string per line.
+    """
+    raw = np.frombuffer(text.encode("ascii"), np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    quote_lines = np.searchsorted(ends, np.flatnonzero(raw == 34))
+    quotes = np.bincount(quote_lines, minlength=len(ends) + 1).astype(np.int64)
+    separator = raw == 44
+    separator |= raw == 10
+    breaks = np.flatnonzero(raw[separator] == 10)  # the line ends among the separators
+    commas = np.diff(breaks, prepend=-1, append=int(separator.sum())) - 1
+    begin = np.r_[0, ends + 1].astype(np.int64)
+    end_at = np.r_[ends, len(raw)].astype(np.int64)
+    return quotes, commas.astype(np.int64), begin, end_at
 
 
 def _json_text(v: Any) -> str:
@@ -827,7 +888,7 @@ def read_table(
     value_maps: Mapping[str, Mapping[str, str]] | None = None,
     treatment_side_column: str | None = None,
     display: str | None = None,
-) -> TableImport:
+) -> ImportResult:
     """Read a CSV (``.csv``) or JSONL (``.jsonl``) file of judgments into a :class:`JudgmentTable`.
 
     Columns: canonical column ``c`` is read from source column ``mapping.get(c, c)``. Required:
@@ -859,7 +920,7 @@ def _read_table(
     value_maps: Mapping[str, Mapping[str, str]] | None,
     treatment_side_column: str | None,
     display: str | None,
-) -> TableImport:
+) -> ImportResult:
     path = Path(path)
     name = display if display is not None else path.name
     m, vm = _check_arguments(mapping, value_maps, treatment_side_column)
@@ -873,7 +934,7 @@ def _read_table(
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".jsonl"):
         d = Defect(name, "(file)", path.suffix, "a .csv or .jsonl file")
-        return TableImport(JudgmentTable.empty(), (d,))
+        return ImportResult(JudgmentTable.empty(), (d,))
     try:
         if suffix == ".csv":
             columns, lines, found = _read_csv(path, name, needed, required)
@@ -881,16 +942,16 @@ def _read_table(
             columns, lines, found = _read_jsonl(path, name, needed)
     except OSError as exc:
         d = Defect(name, "(file)", str(path), f"a readable file ({exc.strerror or exc})")
-        return TableImport(JudgmentTable.empty(), (d,))
+        return ImportResult(JudgmentTable.empty(), (d,))
     except UnicodeDecodeError as exc:
         d = Defect(name, "(file)", exc.reason, "UTF-8 text")
-        return TableImport(JudgmentTable.empty(), (d,))
+        return ImportResult(JudgmentTable.empty(), (d,))
     except csv.Error as exc:
         d = Defect(name, "(file)", str(exc), "a well-formed CSV file")
-        return TableImport(JudgmentTable.empty(), (d,))
+        return ImportResult(JudgmentTable.empty(), (d,))
     n = len(lines)
     if not columns and found:
-        return TableImport(JudgmentTable.empty(), _finish(found, name))
+        return ImportResult(JudgmentTable.empty(), _finish(found, name))
     ok = np.ones(n, bool)
 
     def column(c: str) -> Sequence[str] | None:
@@ -910,32 +971,49 @@ def _read_table(
             )
         ok[bad] = False
 
-    def required_column(c: str) -> Sequence[str]:
-        values = column(c)
-        if values is None:  # JSONL: no record has it
-            values = [""] * n
-            columns[src[c]] = values
-        return values
+    # The categorical columns are factorised together (their distinct combinations are few) and
+    # every mapping, check and lookup runs over the distinct values, never per row.
+    categorical = ["rater_id", "rater_kind", "choice", _SIDE_KEY if derive else "order"]
+    if columns.get(src["trial"]) is not None:
+        categorical.append("trial")
+    for c in ("root_id", *categorical):
+        if columns.get(src[c]) is None:  # JSONL: no record has it
+            columns[src[c]] = [""] * n
+    combos, combo_code = _factorize([columns[src[c]] for c in categorical], n)
+
+    def distinct(c: str) -> list[str]:
+        """The distinct combinations' values of column ``c``, after its value map."""
+        k = categorical.index(c)
+        values = [combo[k] for combo in combos]
+        table = vm.get(c)
+        return list(map(table.get, values, values)) if table else values
+
+    def looked_up(c: str, lookup: Mapping[str, int]) -> NDArray[np.int8]:
+        lut = np.fromiter(map(lookup.get, distinct(c), itertools.repeat(-1)), np.int8, len(combos))
+        return lut[combo_code]
 
     ids: dict[str, tuple[tuple[str, ...], NDArray[np.int64]]] = {}
     for c in ("root_id", "rater_id"):
-        pool, code = _encode(required_column(c))
-        blank = [i for i, v in enumerate(pool) if not v.strip()]
+        if c == "root_id":
+            keys, inverse = _factorize([columns[src[c]]], n)
+            pool, code = _pooled(keys, inverse, vm.get(c))
+        else:
+            pool, code = _pooled(distinct(c), combo_code)
+        blank = (
+            [] if all(map(str.strip, pool)) else [i for i, v in enumerate(pool) if not v.strip()]
+        )
         if blank:
             refuse(np.isin(code, blank), c, "a non-empty id")
         ids[c] = (pool, code)
     codes: dict[str, NDArray[np.int8]] = {}
     for c, lookup in (("rater_kind", _KIND_CODE), ("choice", _CHOICE_CODE)):
-        values = required_column(c)
-        codes[c] = _lookup(values, lookup)
+        codes[c] = looked_up(c, lookup)
         if not derive or c != "choice":
             refuse(codes[c] < 0, c, "one of " + ", ".join(lookup))
     if derive:
-        side_values = required_column(_SIDE_KEY)
-        side = _lookup(side_values, _POSITION)
+        side = looked_up(_SIDE_KEY, _POSITION)
         refuse(side < 0, _SIDE_KEY, "one of A, B, first, second (the side holding the treatment)")
-        choice_values = required_column("choice")
-        pos = _lookup(choice_values, _POSITION)
+        pos = looked_up("choice", _POSITION)
         refuse(
             (pos < 0) & (codes["choice"] < 0),
             "choice",
@@ -949,27 +1027,28 @@ def _read_table(
             side == 0, _ORDER_CODE["treatment_first"], _ORDER_CODE["null_first"]
         ).astype(np.int8)
     else:
-        values = required_column("order")
-        codes["order"] = _lookup(values, _ORDER_CODE)
+        codes["order"] = looked_up("order", _ORDER_CODE)
         refuse(codes["order"] < 0, "order", "one of " + ", ".join(ORDERS))
     trial = np.zeros(n, np.int64)
-    values_t = column("trial")
-    if values_t is not None:
-        distinct: dict[str, int] = {}
-        for v in dict.fromkeys(values_t):  # few distinct trial values: parse each once
+    if "trial" in categorical:
+        parsed = []
+        for v in distinct("trial"):  # parse each distinct value once
             try:
                 k = int(v) if v.strip() else 0
-                distinct[v] = k if 0 <= k < 2**62 else -1
+                parsed.append(k if 0 <= k < 2**62 else -1)
             except ValueError:
-                distinct[v] = -1
-        trial = np.fromiter(map(distinct.__getitem__, values_t), np.int64, n)
+                parsed.append(-1)
+        trial = np.asarray(parsed, np.int64)[combo_code]
         refuse(trial < 0, "trial", "an integer >= 0 (empty: 0)")
     cost = np.full(n, np.nan)
     values_c = column("cost")
     if values_c is not None:
         unparsed = np.zeros(n, bool)
-        try:
-            cost = np.fromiter((float(v) if v else math.nan for v in values_c), np.float64, n)
+        given = np.fromiter(map(bool, values_c), bool, n)  # empty: missing
+        empty = ~given
+        try:  # the non-empty values in one pass
+            nonempty = list(filter(None, values_c))
+            cost[given] = np.fromiter(map(float, nonempty), np.float64, len(nonempty))
         except ValueError:
             cost = np.full(n, np.nan)
             for i, v in enumerate(values_c):
@@ -977,9 +1056,6 @@ def _read_table(
                     cost[i] = float(v) if v else math.nan
                 except ValueError:
                     unparsed[i] = True
-        empty = np.zeros(n, bool)
-        nan_rows = np.flatnonzero(np.isnan(cost))
-        empty[nan_rows] = [not values_c[i] for i in nan_rows.tolist()]
         with np.errstate(invalid="ignore"):
             bad = unparsed | (~empty & (~np.isfinite(cost) | (cost < 0)))
         refuse(bad, "cost", "a finite number >= 0 (empty: missing)")
@@ -1002,6 +1078,8 @@ def _read_table(
         pool, code = ids[c]
         if every:
             return pool, code
+        if len(keep) == n:  # every row kept, only reordered: the pool is unchanged
+            return pool, code[keep]
         used = np.unique(code[keep])
         lut = np.full(len(pool), -1, np.int64)
         lut[used] = np.arange(len(used))
@@ -1026,7 +1104,7 @@ def _read_table(
         origin_line=lines[keep],
         origin_where=np.full(len(keep), None, object),
     )
-    return TableImport(table, _finish(found, name))
+    return ImportResult(table, _finish(found, name))
 
 
 def _finish(found: list[tuple[int, Defect]], name: str) -> tuple[Defect, ...]:

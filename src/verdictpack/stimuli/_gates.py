@@ -40,6 +40,7 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol, runtime_checkable
@@ -138,10 +139,15 @@ class ContentPreservationGate:
         return GateOutcome(kept >= self.threshold, kept, float(self.threshold))
 
 
-def _grams(toks: tuple[str, ...], n: int) -> frozenset[tuple[str, ...]]:
+def _grams(toks: Sequence[str], n: int) -> frozenset[str]:
+    """The word n-grams of a sentence's tokens (the whole sentence when shorter than n), each as
+    its tokens joined by a space: tokens hold no spaces, so equal strings are equal grams (and
+    strings, unlike tuples, add nothing for the garbage collector to scan)."""
     if len(toks) < n:
-        return frozenset({toks})
-    return frozenset(zip(*(toks[k:] for k in range(n)), strict=False))
+        return frozenset({" ".join(toks)})
+    if n == 3:  # the default, without the generator of slices
+        return frozenset(map(" ".join, zip(toks, toks[1:], toks[2:], strict=False)))
+    return frozenset(map(" ".join, zip(*(toks[k:] for k in range(n)), strict=False)))
 
 
 def max_fragment_similarity(text: str, n: int = 3) -> float:
@@ -149,9 +155,33 @@ def max_fragment_similarity(text: str, n: int = 3) -> float:
     return _max_fragment_similarity(text, n)
 
 
+# sentence_tokens' rule, one sentence at a time: the text (lower-cased) splits at its sentence
+# stops, and a sentence's tokens are the a-z/0-9 runs of its piece (no token spans a stop)
+_STOP = re.compile(r"[.!?](?=\s|$)")
+_PIECE_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def _piece_grams(piece: str, n: int) -> frozenset[str] | None:
+    """The n-gram set of one sentence piece (None: the piece has no tokens).
+
+    Cached per piece: a treatment and its null partner share most of their sentences.
+    """
+    toks = _PIECE_TOKEN.findall(piece)
+    return _grams(toks, n) if toks else None
+
+
+def _sentence_grams(text: str, n: int) -> list[frozenset[str]]:
+    """``[_grams(toks, n) for toks in sentence_tokens(text)]``, sentence by sentence."""
+    found = [_piece_grams(piece, n) for piece in _STOP.split(text.lower())]
+    return [g for g in found if g is not None]
+
+
 @functools.lru_cache(maxsize=16384)
 def _max_fragment_similarity(text: str, n: int) -> float:
-    grams = [_grams(toks, n) for toks in sentence_tokens(text)]
+    grams = _sentence_grams(text, n)
+    if len(grams) < 2 or len(frozenset().union(*grams)) == sum(map(len, grams)):
+        return 0.0  # no gram is shared by two sentences: every similarity is 0
     best = 0.0
     for i in range(len(grams)):
         gi = grams[i]

@@ -1,7 +1,8 @@
 """verdictpack.evidence.importers: annotation-tool exports -> canonical judgments.
 
 One function per tool, each returning an :class:`~verdictpack.evidence._table.ImportResult`
-(the judgments, and every defect of the file with its place):
+(the columnar table of the judgments -- records via ``.judgments`` -- and every defect of the file
+with its place), the same shape as :func:`~verdictpack.evidence._table.read_table` returns:
 
 - :func:`read_labelstudio` — Label Studio 1.x JSON export, ``pairwise`` or ``choices`` control;
 - :func:`read_argilla` — Argilla 2.x records exported to JSON/JSONL (responses, suggestions);

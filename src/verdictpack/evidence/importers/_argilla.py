@@ -77,7 +77,7 @@ def read_argilla(
         judgments.extend(_responses(record, base, question, context))
         if include_suggestions:
             judgments.extend(_suggestions(record, base, question, context))
-    return ImportResult(tuple(judgments), defects.result())
+    return ImportResult.from_judgments(judgments, defects.result())
 
 
 class _Context:

@@ -108,7 +108,7 @@ def read_labelstudio(
             )
             if judgment is not None:
                 judgments.append(Judgment(**{**judgment, "origin": Origin(defects.file, place)}))
-    return ImportResult(tuple(judgments), defects.result())
+    return ImportResult.from_judgments(judgments, defects.result())
 
 
 def _annotation(

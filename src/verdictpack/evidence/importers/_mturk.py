@@ -67,12 +67,12 @@ def read_mturk(
             header = next(reader, None)
             if header is None:
                 defects.add("line 1", "(empty file)", "a header row")
-                return ImportResult((), defects.result())
+                return ImportResult.from_judgments((), defects.result())
             wanted = [*_REQUIRED, root_col, answer_col, *([side_col] if side_col else [])]
             missing = [name for name in wanted if name not in header]
             if missing:
                 defects.add("line 1", missing, f"a header with the columns {wanted}")
-                return ImportResult((), defects.result())
+                return ImportResult.from_judgments((), defects.result())
             index = {name: header.index(name) for name in wanted}
             start = reader.line_num + 1
             for row in reader:
@@ -97,7 +97,7 @@ def read_mturk(
                     judgments.append(made)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         defects.add("(file)", str(exc), "a readable UTF-8 CSV file")
-    return ImportResult(tuple(judgments), defects.result())
+    return ImportResult.from_judgments(judgments, defects.result())
 
 
 def _row(
