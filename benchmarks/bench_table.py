@@ -42,7 +42,7 @@ def write_csv(path: Path, roots: int, seed: int = 14, quoted: bool = False) -> i
     rows = 0
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(CANONICAL_COLUMNS)
+        w.writerow(CANONICAL_COLUMNS[:9])
         for r in range(roots):
             rid = f"root-{r:06d}"
             p, c = picks[r], costs[r]

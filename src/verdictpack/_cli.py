@@ -4,6 +4,7 @@
                             [--scheduler ADDRESS] [--quiet]
     verdictpack schema KIND
     verdictpack validate CONFIG.json
+    verdictpack status DIR
     verdictpack audit RUN_DIR [RUN_DIR ...]
     verdictpack seal-test [--keep DIR]
     verdictpack reproduce --out DIR
@@ -36,7 +37,7 @@ KINDS: dict[str, str] = {
     "battery": "verdictpack.kinds._battery",
     "study": "verdictpack.kinds._study",
 }
-SUBCOMMANDS = ("schema", "validate", "audit", "seal-test", "reproduce")
+SUBCOMMANDS = ("schema", "validate", "status", "audit", "seal-test", "reproduce")
 
 
 def load_layer(kind: str):  # type: ignore[no-untyped-def]
@@ -103,6 +104,11 @@ def run_config(
     layer = load_layer(kind)
     parsed = parse_config(source, layer.model, layer.rules)
     options = RunOptions(workers=workers, executor=executor, scheduler=scheduler, progress=progress)
+    if kind == "study":
+        from verdictpack.kinds._study_live import is_live
+
+        if is_live(parsed):
+            return _run_live(parsed, source, out, options, force)
     # the output folder is checked and locked before any computation (a refused one costs
     # nothing) and checked again just before the new folder moves into place
     with claim_output(out, config=config, force=force) as claim:
@@ -123,6 +129,45 @@ def run_config(
         files["provenance.json"] = render_provenance(result.provenance, wall)
         claim.write(files)
     return files
+
+
+def _run_live(
+    parsed: object, source: object, out: str | None, options: object, force: bool
+) -> dict[str, str]:
+    """A study with live judges: its folder is kept (the ledger), the report/ inside replaced."""
+    from verdictpack.kinds._study_live import run_live_study
+
+    if out is None:
+        raise UsageError(
+            "a study with live judges needs --out DIR: the folder keeps its ledger of paid "
+            "judgments, so an interrupted study resumes where it stopped"
+        )
+    result, outcome = run_live_study(parsed, source, out, options, force=force)  # type: ignore[arg-type]
+    reg = result.registered
+    where = f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""
+    sys.stderr.write(
+        f"\nverdictpack: {reg.verdict}{where}; {outcome.committed:,} roots committed "
+        f"({outcome.sent:,} calls sent, {outcome.cached:,} answers from the ledger); "
+        f"{result.stop_reason}; files in {out}/report\n"
+    )
+    if outcome.stop == "failed":
+        raise UsageError(outcome.message)
+    if outcome.stop == "interrupted":
+        raise KeyboardInterrupt(
+            "interrupted; the committed roots are in the ledger and the report; rerun the same "
+            "command to resume"
+        )
+    return {}
+
+
+def _status(argv: Sequence[str]) -> int:
+    from verdictpack.kinds._study_live import status_lines
+
+    if len(argv) != 1 or argv[0].startswith("-"):
+        got = " ".join(argv) if argv else "(nothing)"
+        raise UsageError(f"verdictpack status: expected one live study folder; received {got}")
+    sys.stdout.write("\n".join(status_lines(argv[0])) + "\n")
+    return 0
 
 
 def _schema(argv: Sequence[str]) -> int:
@@ -170,6 +215,8 @@ def _dispatch(argv: Sequence[str]) -> int:
         return _schema(argv[1:])
     if argv and argv[0] == "validate":
         return _validate(argv[1:])
+    if argv and argv[0] == "status":
+        return _status(argv[1:])
     if argv and argv[0] in ("audit", "seal-test", "reproduce"):
         module = importlib.import_module(
             {
@@ -189,7 +236,7 @@ def _dispatch(argv: Sequence[str]) -> int:
         scheduler=args.scheduler,
         progress=(not args.quiet) and sys.stderr.isatty(),
     )
-    if args.out is None:
+    if args.out is None and "report.md" in files:
         sys.stdout.write(files["report.md"])
     return 0
 
@@ -210,8 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VerdictpackError as exc:
         print(f"verdictpack: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("verdictpack: interrupted; nothing written", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(f"verdictpack: {exc or 'interrupted; nothing written'}", file=sys.stderr)
         return 130
     except Exception as exc:  # the last line of defence: a bug, reported without a traceback
         if debug:

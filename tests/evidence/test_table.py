@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from verdictpack.evidence._table import (
     read_table,
 )
 
-HEADER = ",".join(CANONICAL_COLUMNS)
+HEADER = ",".join(CANONICAL_COLUMNS[:9])  # the columns before p_treatment (optional)
 
 
 def _canonical_rows(seed: int, roots: int = 6) -> list[str]:
@@ -392,3 +393,24 @@ def test_mixed_quoting_reads_the_same_with_and_without_non_ascii_text(tmp_path: 
     assert [j.raw for j in plain.judgments] == [
         None if j.raw is None else j.raw.replace("é", "") for j in accented.judgments
     ]
+
+
+def test_p_treatment_column_round_trips_and_is_checked(tmp_path: Path) -> None:
+    lines = [
+        ",".join(CANONICAL_COLUMNS),
+        "r1,j,model,treatment_first,treatment,0,0.001,,,0.75",
+        "r1,j,model,null_first,null_partner,0,,,,",
+        "r2,j,model,null_first,treatment,0,,,,1.5",
+        "r2,j,model,treatment_first,treatment,0,,,,maybe",
+    ]
+    p = _write(tmp_path, "p.csv", lines)
+    result = read_table(p)
+    assert [(d.path, d.received) for d in result.defects] == [
+        ("line 4", "1.5"),
+        ("line 5", "maybe"),
+    ]
+    t = result.table
+    assert t.p_treatment[0] == 0.75 and math.isnan(t.p_treatment[1])
+    again = _write(tmp_path, "again.csv", t.to_csv_bytes().decode().splitlines())
+    assert read_table(again).table.p_treatment.tolist()[0] == 0.75
+    assert [j.p_treatment for j in t.judgments()] == [0.75, None]

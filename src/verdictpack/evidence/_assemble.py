@@ -6,7 +6,9 @@ policy absorbs (:class:`Coverage`); :func:`root_values` turns the table into M_i
 registered order.
 
 The values, in the claim's direction ("greater": judges prefer the treatment more than humans
-do). Every judgment scores in half units: treatment 2, null partner 0. A tie scores 1 under the
+do). Every judgment scores in half units: treatment 2, null partner 0; a model judgment that
+carries ``p_treatment`` (a live judge's probability of preferring the treatment, from its token
+logprobs) scores 2·p_treatment instead, unless it is invalid. A tie scores 1 under the
 ``half`` policy; a model tie scores 0 and a human tie 2 under ``against_claim``. An invalid
 judgment, and a missing one, score against the claim (model 0, human 2) under ``against_claim``
 and 1 under ``half``. For root i with J registered judges and T trials per presentation order:
@@ -204,9 +206,10 @@ def root_values(
     judged = np.r_[m_rows > 0, False]
     human = keep & (kind == _HUMAN) & judged[rank]
     h_rows = np.bincount(rank[human], minlength=n_roots)
-    m_score = np.bincount(
-        rank[model], weights=policy.scores(_MODEL)[choice[model]], minlength=n_roots
-    )
+    m_weights = policy.scores(_MODEL)[choice[model]].astype(np.float64)
+    soft = ~np.isnan(table.p_treatment[model]) & (choice[model] != _INVALID)
+    m_weights[soft] = 2.0 * table.p_treatment[model][soft]
+    m_score = np.bincount(rank[model], weights=m_weights, minlength=n_roots)
     h_score = np.bincount(
         rank[human], weights=policy.scores(_HUMAN)[choice[human]], minlength=n_roots
     )

@@ -2,11 +2,13 @@
 
 Every importer lands its rows here, in the canonical columns
 
-``root_id, rater_id, rater_kind, order, choice, trial, cost, raw, timestamp``
+``root_id, rater_id, rater_kind, order, choice, trial, cost, raw, timestamp, p_treatment``
 
 with ``rater_kind`` one of :data:`RATER_KINDS`, ``order`` one of :data:`ORDERS`, ``choice`` one of
 :data:`CHOICES`, ``trial`` an integer >= 0 (default 0), ``cost`` a finite number >= 0 or missing,
-``raw`` and ``timestamp`` free text or missing.
+``raw`` and ``timestamp`` free text or missing, ``p_treatment`` the judge's probability of
+preferring the treatment (from a live judge's token logprobs) in [0, 1] or missing: where given,
+it is the judgment's observation instead of its choice's score.
 
 Two shapes of the same data:
 
@@ -66,6 +68,7 @@ CANONICAL_COLUMNS = (
     "cost",
     "raw",
     "timestamp",
+    "p_treatment",
 )
 _REQUIRED = ("root_id", "rater_id", "rater_kind", "choice")
 MAX_DEFECTS = 50
@@ -100,6 +103,7 @@ class Judgment:
     raw: str | None = None
     timestamp: str | None = None
     origin: Origin | None = None
+    p_treatment: float | None = None
 
 
 def cap_defects(
@@ -166,6 +170,7 @@ _ARRAY_FIELDS = (
     "cost",
     "raw",
     "timestamp",
+    "p_treatment",
     "origin_file",
     "origin_line",
     "origin_where",
@@ -194,6 +199,7 @@ class JudgmentTable:
     cost: NDArray[np.float64]
     raw: NDArray[np.object_]
     timestamp: NDArray[np.object_]
+    p_treatment: NDArray[np.float64]
     files: tuple[str, ...]
     origin_file: NDArray[np.int64]
     origin_line: NDArray[np.int64]
@@ -221,6 +227,12 @@ class JudgmentTable:
                 raise InputError(name, f"codes in [{low}, {high})", [int(a.min()), int(a.max())])
         if n and int(self.trial.min()) < 0:
             raise InputError("trial", "integers >= 0", int(self.trial.min()))
+        p = self.p_treatment
+        bad_p = ~np.isnan(p) & ~((p >= 0) & (p <= 1))
+        if bad_p.any():
+            raise InputError(
+                "p_treatment", "numbers in [0, 1] or NaN (missing)", float(p[bad_p][0])
+            )
         bad_cost = ~np.isnan(self.cost) & (~np.isfinite(self.cost) | (self.cost < 0))
         if bad_cost.any():
             raise InputError(
@@ -249,6 +261,7 @@ class JudgmentTable:
         timestamp: Sequence[str | None] | None = None,
         file: str | None = None,
         lines: NDArray[Any] | None = None,
+        p_treatment: NDArray[Any] | None = None,
     ) -> JudgmentTable:
         """A table from column arrays: ids as strings, the enums already as integer codes."""
         n = len(root_id)
@@ -267,6 +280,9 @@ class JudgmentTable:
             raw=np.full(n, None, object) if raw is None else _object_array(raw, n),
             timestamp=(
                 np.full(n, None, object) if timestamp is None else _object_array(timestamp, n)
+            ),
+            p_treatment=(
+                np.full(n, np.nan) if p_treatment is None else np.asarray(p_treatment, np.float64)
             ),
             files=() if file is None else (file,),
             origin_file=np.full(n, -1 if file is None else 0, np.int64),
@@ -318,6 +334,11 @@ class JudgmentTable:
             ),
             raw=_object_array((j.raw for j in js), n),
             timestamp=_object_array((j.timestamp for j in js), n),
+            p_treatment=np.fromiter(
+                (math.nan if j.p_treatment is None else float(j.p_treatment) for j in js),
+                np.float64,
+                n,
+            ),
             files=files,
             origin_file=file_code,
             origin_line=lines,
@@ -356,6 +377,7 @@ class JudgmentTable:
             cost=cat("cost"),
             raw=cat("raw"),
             timestamp=cat("timestamp"),
+            p_treatment=cat("p_treatment"),
             files=files,
             origin_file=np.concatenate([remap(t.origin_file, t.files, fi) for t in tables]),
             origin_line=cat("origin_line"),
@@ -383,6 +405,7 @@ class JudgmentTable:
         roots = np.array((*self.roots, ""), dtype=object)[self.root_code].tolist()
         raters = np.array((*self.raters, ""), dtype=object)[self.rater_code].tolist()
         cost = [None if math.isnan(c) else c for c in self.cost.tolist()]
+        p_t = [None if math.isnan(v) else v for v in self.p_treatment.tolist()]
         return tuple(
             Judgment(
                 root_id=roots[i],
@@ -395,6 +418,7 @@ class JudgmentTable:
                 raw=r,
                 timestamp=ts,
                 origin=self.origin(i),
+                p_treatment=p_t[i],
             )
             for i, (k, o, c, t, r, ts) in enumerate(
                 zip(
@@ -424,6 +448,7 @@ class JudgmentTable:
             cost=self.cost[idx],
             raw=self.raw[idx],
             timestamp=self.timestamp[idx],
+            p_treatment=self.p_treatment[idx],
             files=self.files,
             origin_file=self.origin_file[idx],
             origin_line=self.origin_line[idx],
@@ -508,6 +533,7 @@ class JudgmentTable:
         cost = ["" if c != c else repr(c) for c in self.cost.tolist()]
         raw = ["" if r is None else r for r in self.raw.tolist()]
         ts = ["" if t is None else t for t in self.timestamp.tolist()]
+        p_t = ["" if v != v else repr(v) for v in self.p_treatment.tolist()]
         w.writerows(
             zip(
                 roots,
@@ -519,6 +545,7 @@ class JudgmentTable:
                 cost,
                 raw,
                 ts,
+                p_t,
                 strict=True,
             )
         )
@@ -893,7 +920,8 @@ def read_table(
 
     Columns: canonical column ``c`` is read from source column ``mapping.get(c, c)``. Required:
     ``root_id, rater_id, rater_kind, choice`` and ``order`` (unless derived, below); optional
-    (absent is fine): ``trial`` (empty: 0), ``cost``, ``raw``, ``timestamp`` (empty: missing).
+    (absent is fine): ``trial`` (empty: 0), ``cost``, ``raw``, ``timestamp``, ``p_treatment``
+    (empty: missing).
     Extra columns are ignored. ``value_maps[c]`` replaces source values of column ``c`` before they
     are checked (values not in the map pass through unchanged and must then be canonical).
 
@@ -1059,6 +1087,19 @@ def _read_table(
         with np.errstate(invalid="ignore"):
             bad = unparsed | (~empty & (~np.isfinite(cost) | (cost < 0)))
         refuse(bad, "cost", "a finite number >= 0 (empty: missing)")
+    p_treat = np.full(n, np.nan)
+    values_p = column("p_treatment")
+    if values_p is not None:
+        bad_p = np.zeros(n, bool)
+        for i, v in enumerate(values_p):
+            if v:
+                try:
+                    p_treat[i] = float(v)
+                except ValueError:
+                    bad_p[i] = True
+        with np.errstate(invalid="ignore"):
+            bad_p |= ~np.isnan(p_treat) & ~((p_treat >= 0) & (p_treat <= 1))
+        refuse(bad_p, "p_treatment", "a probability in [0, 1] (empty: missing)")
     raw_t = column("raw")
     ts_t = column("timestamp")
     keep = np.nonzero(ok)[0]
@@ -1099,6 +1140,7 @@ def _read_table(
         cost=cost[keep],
         raw=optional_text(raw_t),
         timestamp=optional_text(ts_t),
+        p_treatment=p_treat[keep],
         files=(name,),
         origin_file=np.zeros(len(keep), np.int64),
         origin_line=lines[keep],

@@ -34,7 +34,7 @@ data file read).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,7 @@ from verdictpack.evidence._assemble import (
 from verdictpack.evidence._files import file_sha256, read_judgment_file
 from verdictpack.evidence._order import ORDER_DOMAIN, read_order_file, registered_order
 from verdictpack.evidence._readings import Readings, read_readings
-from verdictpack.evidence._table import RATER_KINDS, JudgmentTable
+from verdictpack.evidence._table import CHOICES, RATER_KINDS, JudgmentTable
 from verdictpack.kinds._base import Layer, RunOptions
 from verdictpack.kinds._study_config import RULES, StudyConfig
 from verdictpack.simulate._continuation import RootsToGo, roots_to_go
@@ -386,10 +386,20 @@ def _gates(config: StudyConfig, refusals: Refusals) -> tuple[Any, dict[str, Any]
     return gates, settings
 
 
-def prepare_study(config: StudyConfig, source: ConfigSource) -> StudyPrepared:
-    """Read, gate, order and value the study (stages 1-4 of the module docstring)."""
+def prepare_study(
+    config: StudyConfig,
+    source: ConfigSource,
+    extra: JudgmentTable | None = None,
+    roots: Sequence[str] | None = None,
+) -> StudyPrepared:
+    """Read, gate, order and value the study (stages 1-4 of the module docstring).
+
+    A live study adds the judgments its ledger holds (``extra``) and restricts the roots to its
+    committed prefix (``roots``, a prefix of the registered order)."""
     refusals = Refusals(source)
     data = load_study(config, source)
+    if extra is not None:
+        data = replace(data, table=JudgmentTable.concat([data.table, extra]))
     gates, settings = _gates(config, refusals)
     counts = gate_counts(data.stimuli, gates)
     if data.order_file is None:
@@ -410,6 +420,10 @@ def prepare_study(config: StudyConfig, source: ConfigSource) -> StudyPrepared:
                     )
                 ]
             )
+    if roots is not None:
+        if tuple(roots) != order[: len(roots)]:
+            raise InputError("roots", "a prefix of the registered order", list(roots)[:3])
+        order = tuple(roots)
     policy = Policy(**config.policy.model_dump())
     judges = [j.name for j in config.panel.judges]
     values = root_values(
@@ -430,7 +444,13 @@ def prepare_study(config: StudyConfig, source: ConfigSource) -> StudyPrepared:
 
 
 def _value_array(table: JudgmentTable, policy: Policy, kind: int) -> np.ndarray[Any, Any]:
-    return np.asarray(policy.scores(kind)[table.choice], np.float64) / 2.0
+    """Each row's value for a rater kind's scoring: its choice's score / 2, or for a model row
+    its p_treatment where given (a live judge's logprobs) and the judgment is not invalid."""
+    out = np.asarray(policy.scores(kind)[table.choice], np.float64) / 2.0
+    if kind == RATER_KINDS.index("model"):
+        soft = ~np.isnan(table.p_treatment) & (table.choice != CHOICES.index("invalid"))
+        out[soft] = table.p_treatment[soft]
+    return out
 
 
 def _interval(k: KappaResult | None) -> tuple[float, float] | None:
@@ -608,12 +628,25 @@ def _costs(
     return tuple(lines)
 
 
-def _stop_reason(registered: TrackResult, roots_run: int, cap: int, valid: bool) -> str:
+def _stop_reason(
+    registered: TrackResult,
+    roots_run: int,
+    cap: int,
+    valid: bool,
+    live_stop: str | None = None,
+    budget: float | None = None,
+) -> str:
     if not valid:
         return "instrument invalid: the reader audit's kappa is below the gate"
     if registered.verdict == Verdict.INCONCLUSIVE.value:
         if roots_run >= cap:
             return f"cap reached ({cap:,} roots) without a verdict"
+        if live_stop == "budget":
+            return f"the judges' budget ({budget!r}) would not cover the next call: stopped at it"
+        if live_stop == "failed":
+            return "the live run stopped on an endpoint error (rerun to resume)"
+        if live_stop == "interrupted":
+            return "interrupted (rerun to resume)"
         return "the data ran out without a verdict"
     return f"verdict reached at root {registered.roots_at_verdict}"
 
@@ -691,13 +724,22 @@ def _continuation(
 
 
 def run_study(
-    config: StudyConfig, source: ConfigSource, options: RunOptions | None = None
+    config: StudyConfig,
+    source: ConfigSource,
+    options: RunOptions | None = None,
+    *,
+    extra: JudgmentTable | None = None,
+    roots: Sequence[str] | None = None,
+    stop: str | None = None,
 ) -> StudyResult:
-    """Read the data, gate, order, value, run the tracks, estimate the judges (module doc)."""
+    """Read the data, gate, order, value, run the tracks, estimate the judges (module doc).
+
+    ``extra``, ``roots``: a live study's ledger judgments and committed prefix
+    (:func:`prepare_study`); ``stop``: why its live run stopped (``budget``, ``failed``...)."""
     refusals = Refusals(source)
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
-    prep = prepare_study(config, source)
+    prep = prepare_study(config, source, extra, roots)
     values = prep.values
     a = config.data.reader_audit
     with refusals.at(
@@ -834,7 +876,9 @@ def run_study(
         all_data=all_data,
         roots_run=int(roots_run),
         roots_available=n,
-        stop_reason=_stop_reason(reg, int(roots_run), sequential.cap_roots, audit.passed),
+        stop_reason=_stop_reason(
+            reg, int(roots_run), sequential.cap_roots, audit.passed, stop, config.budget.judges
+        ),
         judges_report=report,
         roots_to_go=to_go,
         costs=_costs(config, prep, values, int(roots_run), len(prep.data.readings)),

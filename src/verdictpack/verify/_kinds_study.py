@@ -75,6 +75,7 @@ class _Row:
     choice: str
     trial: int
     cost: float | None
+    p_treatment: float | None = None  # a live judge's P(treatment): its observation
 
 
 def _read_judgments(A: _Auditor, path: Path) -> list[_Row]:
@@ -102,10 +103,14 @@ def _read_judgments(A: _Auditor, path: Path) -> list[_Row]:
             cost = float(rec["cost"]) if rec["cost"] else None
             if cost is not None and not math.isfinite(cost):
                 raise ValueError(f"cost {rec['cost']}")
+            text_p = rec.get("p_treatment") or ""
+            p_t = float(text_p) if text_p else None
+            if p_t is not None and not 0.0 <= p_t <= 1.0:
+                raise ValueError(f"p_treatment {text_p}")
         except (ValueError, TypeError) as exc:
             bad.append(f"line {n}: {exc}")
             continue
-        out.append(_Row(n, rec["root_id"], rec["rater_id"], kind, order, choice, trial, cost))
+        out.append(_Row(n, rec["root_id"], rec["rater_id"], kind, order, choice, trial, cost, p_t))
     A.true(
         "judgments.csv",
         "every row a judgment (rater kind, order and choice known; trial an integer)",
@@ -219,8 +224,8 @@ def _study_order(
 class _Root:
     model_rows: int = 0
     human_rows: int = 0
-    model_score: int = 0  # half units
-    human_score: int = 0
+    model_score: float = 0  # half units
+    human_score: float = 0
     seen: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
 
@@ -285,7 +290,9 @@ def _rebuild_values(res: dict[str, Any], order: list[str], table: list[_Row]) ->
         x = roots.get(r.root)
         if x is None:
             continue
-        s = _score(r.choice, r.kind, policy)
+        s: float = _score(r.choice, r.kind, policy)
+        if r.kind == "model" and r.p_treatment is not None and r.choice != "invalid":
+            s = 2.0 * r.p_treatment
         if r.kind == "model":
             x.model_rows += 1
             x.model_score += s
@@ -860,7 +867,9 @@ def _study_judges(A: _Auditor, res: dict[str, Any], table: list[_Row], entered: 
         jw = f"{w}.judges[{k}]"
         vals = {
             o: [
-                _score(r.choice, "model", policy) / 2
+                r.p_treatment
+                if r.p_treatment is not None and r.choice != "invalid"
+                else _score(r.choice, "model", policy) / 2
                 for r in rows
                 if r.rater == j["name"] and r.order == o
             ]

@@ -32,7 +32,12 @@ from typing import Any
 
 from verdictpack.core._tracks import TrackRun
 from verdictpack.evidence._ledger import Ledger
-from verdictpack.evidence.live._extract import canonical_choice, extract_choice, model_id_of, usage_of
+from verdictpack.evidence.live._extract import (
+    canonical_choice,
+    extract_choice,
+    model_id_of,
+    usage_of,
+)
 from verdictpack.evidence.live._limits import EndpointLimits
 from verdictpack.evidence.live._prices import Price, call_cost, max_call_cost
 from verdictpack.evidence.live._profiles import Sampling, chat_url, request_body
@@ -296,12 +301,16 @@ async def run_live(
                     await landed.wait()
             if not all(c.key in results for c in mine):
                 break
-            answered = {(c.judge, c.order, c.trial): (results[c.key].choice,
-                        results[c.key].p_treatment) for c in mine}
+            answered = {
+                (c.judge, c.order, c.trial): (results[c.key].choice, results[c.key].p_treatment)
+                for c in mine
+            }
             m = root_value(i, answered)
             h = human_value(i)
             tracks.step(m, h, at_cap=i + 1 == n)
-            ledger.commit_root(i + 1, roots[i].id, m, h, tracks.state_labels()["registered"])
+            lo, hi = tracks.registered.h_interval
+            state = {"registered": tracks.state_labels()["registered"], "h_interval": [lo, hi]}
+            ledger.commit_root(i + 1, roots[i].id, m, h, _json_bytes(state).decode("utf-8"))
             outcome.committed = i + 1
             i += 1
             if progress is not None:

@@ -1,0 +1,372 @@
+"""A study with live judges: ask them, commit in the registered order, stop at the verdict, resume.
+
+``verdictpack STUDY.json --out DIR`` on a study whose judges have an ``endpoint``:
+
+1. The study is read and gated as any study (:func:`~verdictpack.kinds._study.prepare_study`);
+   judges read from files and the humans' annotations come from their files.
+2. The *manifest* -- everything that decides which requests are sent and what they ask (the
+   seed and so the registered order, the pairs file's hash, the gates, the construct and
+   sequential settings, every judge's endpoint URL, model, profile, sampling and prompt, the trial
+   count) -- is hashed; DIR's ledger holds one manifest (:class:`~verdictpack._output.LiveFolder`).
+   Budget, prices, concurrency, rate limits and timeouts are not in it: raising a budget or
+   lowering a concurrency resumes the same study.
+3. The committed prefix in the ledger is replayed into the trackers; the live run goes on from
+   there (:func:`~verdictpack.evidence.live._runner.run_live`).
+4. The outputs -- every file of a study, from the canonical table of file and live judgments of
+   the committed roots -- are written to ``DIR/report/`` (an ordinary output folder, replaced
+   whole by each run); the ledger stays.
+
+A human judgment added to the files between runs is taken up when its root is committed; a root
+already committed keeps the values it was committed with (the ledger's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from verdictpack._errors import InputError, UsageError
+from verdictpack._output import LEDGER_NAME, LIVE_MARKER, LiveFolder, claim_output
+from verdictpack.config._blocks import build_sequential
+from verdictpack.config._compiler import ConfigSource, compile_construct
+from verdictpack.core._tracks import TrackRun
+from verdictpack.evidence._assemble import Policy
+from verdictpack.evidence._ledger import Ledger
+from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
+from verdictpack.evidence.live._prices import Price
+from verdictpack.evidence.live._profiles import Sampling
+from verdictpack.evidence.live._prompts import DEFAULT_PROMPT, PromptTemplate
+from verdictpack.evidence.live._runner import LiveJudge, LiveOutcome, run_live
+from verdictpack.evidence.live._transport import HttpxTransport, Transport
+from verdictpack.kinds._base import RunOptions
+from verdictpack.kinds._study import StudyPrepared, StudyResult, prepare_study, run_study
+from verdictpack.kinds._study_config import StudyConfig
+
+__all__ = ["is_live", "live_judges", "manifest", "run_live_study", "status_lines"]
+
+_MODEL, _HUMAN = RATER_KINDS.index("model"), RATER_KINDS.index("human")
+
+
+def is_live(config: StudyConfig) -> bool:
+    """True when some registered judge is asked over an endpoint."""
+    return any(j.endpoint is not None for j in config.panel.judges)
+
+
+def live_judges(config: StudyConfig, environ: Mapping[str, str] | None = None) -> list[LiveJudge]:
+    """The endpoint judges, their keys read from the named environment variables (UsageError
+    naming a variable that is not set; the key itself is never shown)."""
+    env = os.environ if environ is None else environ
+    out = []
+    for j in config.panel.judges:
+        e = j.endpoint
+        if e is None:
+            continue
+        headers: tuple[tuple[str, str], ...] = ()
+        if e.api_key_env is not None:
+            key = env.get(e.api_key_env)
+            if not key:
+                raise UsageError(
+                    f"judge {j.name!r}: the environment variable {e.api_key_env} (api_key_env) "
+                    "is not set; export the API key there (it is never read from the config)"
+                )
+            headers = (("authorization", f"Bearer {key}"),)
+        system = DEFAULT_PROMPT.system if e.prompt.system is None else e.prompt.system
+        user = DEFAULT_PROMPT.user if e.prompt.user is None else e.prompt.user
+        out.append(
+            LiveJudge(
+                name=j.name,
+                base_url=e.base_url,
+                model=e.model,
+                profile=e.profile,
+                sampling=Sampling(
+                    temperature=e.sampling.temperature,
+                    max_tokens=e.sampling.max_tokens,
+                    seed=e.sampling.seed,
+                    top_logprobs=e.sampling.top_logprobs,
+                ),
+                prompt=PromptTemplate(system=system, user=user, labels=tuple(e.prompt.labels)),
+                price=Price(
+                    per_million_input=e.price.per_million_input,
+                    per_million_output=e.price.per_million_output,
+                    per_call=e.price.per_call,
+                ),
+                concurrency=e.concurrency,
+                requests_per_second=e.requests_per_second,
+                timeout=e.timeout_seconds,
+                headers=headers,
+            )
+        )
+    return out
+
+
+def manifest(config: StudyConfig, prep: StudyPrepared) -> dict[str, Any]:
+    """What decides the requests (module docstring, 2); plain JSON, no secrets."""
+    stimuli = next(f for f in prep.data.files if f.role == "stimuli")
+    judges = []
+    for j in config.panel.judges:
+        e = j.endpoint
+        entry: dict[str, Any] = {"name": j.name, "live": e is not None}
+        if e is not None:
+            entry.update(
+                base_url=e.base_url,
+                model=e.model,
+                profile=e.profile,
+                sampling=e.sampling.model_dump(),
+                prompt=e.prompt.model_dump(),
+                api_key_env=e.api_key_env,
+            )
+        judges.append(entry)
+    return {
+        "format": 1,
+        "seed": config.seed,
+        "stimuli_sha256": stimuli.sha256,
+        "gates": config.gates.model_dump(),
+        "construct": config.construct_spec.model_dump(mode="json"),
+        "sequential": config.sequential.model_dump(mode="json"),
+        "trials": config.panel.trials,
+        "judges": judges,
+        "root_order": list(prep.order),
+    }
+
+
+def manifest_hash(m: Mapping[str, Any]) -> str:
+    text = json.dumps(m, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Scores:
+    """Per admitted root (registered order): the file judges' model scores and H_i."""
+
+    file_sum: np.ndarray[Any, Any]
+    file_cells: int
+    human: np.ndarray[Any, Any]
+
+
+def _scores(config: StudyConfig, prep: StudyPrepared) -> _Scores:
+    table, policy, order = prep.table, prep.policy, prep.order
+    n = len(order)
+    rank_of = {r: k for k, r in enumerate(order)}
+    rank = np.array([rank_of.get(r, -1) for r in table.roots] + [-1], np.int64)[table.root_code]
+    file_judges = {j.name for j in config.panel.judges if j.endpoint is None}
+    is_file = np.array([r in file_judges for r in table.raters] + [False], bool)[table.rater_code]
+    model = (rank >= 0) & (table.rater_kind == _MODEL) & is_file
+    human = (rank >= 0) & (table.rater_kind == _HUMAN)
+    m_scores = policy.scores(_MODEL)[table.choice].astype(np.float64)
+    h_scores = policy.scores(_HUMAN)[table.choice].astype(np.float64)
+    file_sum = np.bincount(rank[model], weights=m_scores[model], minlength=n)
+    file_n = np.bincount(rank[model], minlength=n)
+    cells = len(file_judges) * 2 * config.panel.trials
+    file_sum = file_sum + (cells - file_n) * policy.missing_score(_MODEL)
+    h_sum = np.bincount(rank[human], weights=h_scores[human], minlength=n)
+    h_n = np.bincount(rank[human], minlength=n)
+    expected = config.humans.judgments_per_root or 0
+    n_h = np.where(h_n > 0, np.maximum(h_n, expected), 0)
+    h_sum = h_sum + (n_h - h_n) * policy.missing_score(_HUMAN)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        h = np.where(n_h > 0, h_sum / (2 * np.maximum(n_h, 1)), np.nan)
+    return _Scores(file_sum, cells, h)
+
+
+def _live_score(policy: Policy, choice: str, p_treatment: float | None) -> float:
+    """A live cell's score in half units: 2·P(treatment) when the logprobs gave it."""
+    if p_treatment is not None and choice != "invalid":
+        return 2.0 * float(p_treatment)
+    return float(policy.scores(_MODEL)[CHOICES.index(choice)])
+
+
+def _live_table(ledger: Ledger, committed_ids: set[str]) -> JudgmentTable:
+    """The canonical rows of the live answers on committed roots."""
+    rows = [a for a in ledger.answers_by_key().values() if a["root_id"] in committed_ids]
+    rows.sort(key=lambda a: (a["root_id"], a["judge"], a["order"], a["trial"]))
+    return JudgmentTable.from_columns(
+        [a["root_id"] for a in rows],
+        [a["judge"] for a in rows],
+        np.full(len(rows), _MODEL, np.int8),
+        np.array([ORDERS.index(a["order"]) for a in rows], np.int8),
+        np.array([CHOICES.index(a["choice"]) for a in rows], np.int8),
+        trial=np.array([a["trial"] for a in rows], np.int64),
+        cost=np.array([a["cost"] for a in rows], np.float64),
+        raw=[a["path"] for a in rows],
+        p_treatment=np.array(
+            [np.nan if a["p_treatment"] is None else a["p_treatment"] for a in rows], np.float64
+        ),
+    )
+
+
+def run_live_study(
+    config: StudyConfig,
+    source: ConfigSource,
+    out: str | Path,
+    options: RunOptions | None = None,
+    *,
+    transport: Transport | None = None,
+    environ: Mapping[str, str] | None = None,
+    force: bool = False,
+) -> tuple[StudyResult, LiveOutcome]:
+    """Start or resume the live study in ``out`` (module docstring); the result of the committed
+    prefix and what this run did."""
+    prep = prepare_study(config, source)
+    judges = live_judges(config, environ)
+    construct = compile_construct(config.construct_spec)
+    sequential = build_sequential(config.sequential)
+    man = manifest(config, prep)
+    digest = manifest_hash(man)
+    with LiveFolder(out, config=source.display, manifest=digest, force=force) as folder:
+        ledger = Ledger.open(folder.ledger, man)
+        try:
+            claims = {
+                "registered": construct.registered_claim,
+                "extension": construct.extension_claim,
+                "comparison": construct.registered_claim,
+            }
+            tracks = TrackRun(
+                sequential.construction,
+                sequential.other_construction(),
+                construct.per_tail_alpha,
+                sequential.spec,
+                construct.governing_threshold_h,
+                construct.extension_minimum_h,
+                claims,
+            )
+            committed = ledger.committed()
+            for k, c in enumerate(committed):
+                if c["root_id"] != prep.order[k]:
+                    raise InputError("ledger", "commits in the registered order", c["root_id"])
+                tracks.step(
+                    c["m"], c["h"], at_cap=k + 1 == min(sequential.cap_roots, len(prep.order))
+                )
+            scores = _scores(config, prep)
+            policy = prep.policy
+            total_cells = (len(config.panel.judges)) * 2 * config.panel.trials
+            by_id = {s.id: s for s in prep.data.stimuli}
+            roots = [by_id[r] for r in prep.order]
+
+            def root_value(
+                i: int, cells: Mapping[tuple[str, str, int], tuple[str, float | None]]
+            ) -> float:
+                live = sum(_live_score(policy, ch, p) for ch, p in cells.values())
+                return float((scores.file_sum[i] + live) / (2 * total_cells))
+
+            def human_value(i: int) -> float | None:
+                v = float(scores.human[i])
+                return None if v != v else v
+
+            own = transport or HttpxTransport()
+            progress = _progress_line if (options and options.progress) else None
+
+            async def go() -> LiveOutcome:
+                try:
+                    return await run_live(
+                        roots,
+                        judges,
+                        config.panel.trials,
+                        ledger,
+                        own,
+                        tracks,
+                        root_value,
+                        human_value,
+                        cap=sequential.cap_roots,
+                        budget=config.budget.judges,
+                        seed=config.seed,
+                        progress=progress,
+                    )
+                finally:
+                    if transport is None:
+                        await own.aclose()
+
+            ledger.record_event(
+                "run_start", {"budget_judges": config.budget.judges, "judges": len(judges)}
+            )
+            try:
+                outcome = asyncio.run(go())
+            except KeyboardInterrupt:
+                outcome = LiveOutcome(committed=len(ledger.committed()), stop="interrupted")
+            ledger.record_event(
+                "run_end",
+                {
+                    "stop": outcome.stop,
+                    "committed": outcome.committed,
+                    "sent": outcome.sent,
+                    "cached": outcome.cached,
+                    "cancelled": outcome.cancelled,
+                    "cancelled_cost": outcome.cancelled_cost,
+                    "seconds": round(outcome.seconds, 3),
+                    "message": outcome.message,
+                },
+            )
+            ids = {c["root_id"] for c in ledger.committed()}
+            live = _live_table(ledger, ids)
+        finally:
+            ledger.close()
+        result = run_study(
+            config,
+            source,
+            options,
+            extra=live,
+            roots=[r for r in prep.order if r in ids],
+            stop=outcome.stop,
+        )
+        with claim_output(folder.report, config=source.display, force=True) as claim:
+            from verdictpack.render import render
+
+            claim.write(dict(render(result)))
+    return result, outcome
+
+
+def _progress_line(outcome: LiveOutcome, tracks: TrackRun) -> None:
+    lo, hi = tracks.registered.h_interval
+    sys.stderr.write(
+        f"\rverdictpack: {outcome.committed:,} roots committed, h-interval [{lo:.3f}, {hi:.3f}], "
+        f"{outcome.sent:,} calls sent, {outcome.cached:,} from the ledger"
+    )
+    sys.stderr.flush()
+
+
+def status_lines(out: str | Path) -> list[str]:
+    """``verdictpack status DIR``: a few lines on a live study, read from its ledger only."""
+    folder = Path(out)
+    marker = folder / LIVE_MARKER
+    if not marker.is_file():
+        raise UsageError(
+            f"verdictpack status {out}: expected a live study's folder (no {LIVE_MARKER})"
+        )
+    ledger = Ledger.open_readonly(folder / LEDGER_NAME)
+    try:
+        commits = ledger.committed()
+        answers = ledger.answers_by_key()
+        events = ledger.events()
+        spend_committed, spend_pending, cancelled = ledger.spend()
+    finally:
+        ledger.close()
+    start = next((e for e in reversed(events) if e["kind"] == "run_start"), None)
+    end = next((e for e in reversed(events) if e["kind"] == "run_end"), None)
+    lines = [f"live study {folder}: {len(commits):,} roots committed, {len(answers):,} answers"]
+    if commits:
+        state = json.loads(commits[-1]["state"])
+        lo, hi = state["h_interval"]
+        lines.append(f"  registered track: {state['registered']}; h-interval [{lo:.4f}, {hi:.4f}]")
+    cap = None if start is None else start["data"].get("budget_judges")
+    spent = spend_committed + spend_pending
+    lines.append(
+        f"  spend: {spent:.6g} on judges"
+        + ("" if cap is None else f" of a cap of {cap:.6g}")
+        + (f"; {cancelled:.6g} estimated for cancelled calls" if cancelled else "")
+    )
+    if end is not None:
+        d = end["data"]
+        rate = d["sent"] / d["seconds"] if d.get("seconds") else 0.0
+        lines.append(
+            f"  last run: stopped on {d['stop']} after {d['seconds']:.1f} s; {d['sent']:,} calls "
+            f"sent ({rate:.1f}/s), {d['cached']:,} answers from the ledger"
+        )
+    return lines
