@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -142,7 +143,24 @@ def _run_live(
             "a study with live judges needs --out DIR: the folder keeps its ledger of paid "
             "judgments, so an interrupted study resumes where it stopped"
         )
+    from verdictpack._output import REPORT_FOLDER, claim_output
+    from verdictpack.config._provenance import render_provenance
+    from verdictpack.render import render
+
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
     result, outcome = run_live_study(parsed, source, out, options, force=force)  # type: ignore[arg-type]
+    files = dict(render(result))
+    wall = {
+        "started_utc": started.isoformat(timespec="seconds"),
+        "elapsed_seconds": round(time.perf_counter() - t0, 3),
+        "calls_sent": outcome.sent,
+        "answers_from_ledger": outcome.cached,
+    }
+    files["provenance.json"] = render_provenance(result.provenance, wall)
+    report = os.path.join(out, REPORT_FOLDER)
+    with claim_output(report, config=str(source.display), force=True) as claim:  # type: ignore[attr-defined]
+        claim.write(files)
     reg = result.registered
     where = f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""
     sys.stderr.write(

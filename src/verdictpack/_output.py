@@ -61,6 +61,7 @@ Test-only hooks (environment variables the test-suite sets; never set them other
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import hashlib
@@ -873,10 +874,13 @@ class LiveFolder:
                         "endpoints, judges or stimuli changed); a study never mixes manifests: "
                         "start the changed study in a new folder"
                     )
-        else:
+        self._created = False
+        if not self.path.exists():
             self.path.mkdir(parents=True)
+            self._created = True
         self._lock()
-        if not marker.exists():
+        self._fresh = not marker.exists()
+        if self._fresh:
             text = json.dumps(
                 {"format": 1, "manifest": manifest, "written_by": "verdictpack"},
                 sort_keys=True,
@@ -916,5 +920,13 @@ class LiveFolder:
     def __enter__(self) -> LiveFolder:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         self.release()
+        if exc_type is not None and self._fresh and not self.ledger.exists():
+            # refused before anything was asked: leave no half-made study behind
+            for name in (LIVE_MARKER, LIVE_LOCK):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.path / name).unlink()
+            if self._created:
+                with contextlib.suppress(OSError):
+                    self.path.rmdir()

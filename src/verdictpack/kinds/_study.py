@@ -33,6 +33,7 @@ data file read).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -399,7 +400,20 @@ def prepare_study(
     refusals = Refusals(source)
     data = load_study(config, source)
     if extra is not None:
-        data = replace(data, table=JudgmentTable.concat([data.table, extra]))
+        raw = extra.to_csv_bytes()
+        live = DataFile(
+            "live",
+            "ledger.sqlite",
+            "live judges",
+            hashlib.sha256(raw).hexdigest(),
+            len(raw),
+            len(extra),
+        )
+        data = replace(
+            data,
+            table=JudgmentTable.concat([data.table, extra]),
+            files=(*data.files, live),
+        )
     gates, settings = _gates(config, refusals)
     counts = gate_counts(data.stimuli, gates)
     if data.order_file is None:
@@ -814,7 +828,7 @@ def run_study(
     to_go = None
     if audit.passed and reg.verdict == Verdict.INCONCLUSIVE.value:
         to_go = _continuation(config, values, report, construct, sequential, refusals)
-    files = [f"{f.path} ({f.format})" for f in prep.data.files if f.role == "judgments"]
+    files = [f"{f.path} ({f.format})" for f in prep.data.files if f.role in ("judgments", "live")]
     description = "study data: " + ", ".join(files)
     order_text = (
         f"keyed hash of each root id under the seed ({ORDER_DOMAIN})"

@@ -71,6 +71,14 @@ class PriceSpec(StrictModel):
     per_call: float = Field(default=0.0, ge=0.0, le=MAX_COST)
 
 
+class RetriesSpec(StrictModel):
+    """Retries of connection errors, timeouts, 408, 409, 429 and 5xx (other 4xx stop at once)."""
+
+    max_attempts: int = Field(default=6, ge=1, le=100, description="attempts in all")
+    base_delay_seconds: float = Field(default=0.5, ge=0.0, le=600.0)
+    max_delay_seconds: float = Field(default=30.0, ge=0.0, le=3600.0)
+
+
 class EndpointSpec(StrictModel):
     """A judge asked live over an OpenAI-compatible endpoint."""
 
@@ -91,6 +99,7 @@ class EndpointSpec(StrictModel):
     concurrency: int = Field(default=8, ge=1, le=256)
     requests_per_second: float | None = Field(default=None, gt=0.0, le=100_000.0)
     timeout_seconds: float = Field(default=60.0, gt=0.0, le=3600.0)
+    retries: RetriesSpec = Field(default_factory=RetriesSpec)
 
 
 class StudyJudgeSpec(StrictModel):

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from verdictpack._errors import InputError, UsageError
-from verdictpack._output import LEDGER_NAME, LIVE_MARKER, LiveFolder, claim_output
+from verdictpack._output import LEDGER_NAME, LIVE_MARKER, LiveFolder
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import ConfigSource, compile_construct
 from verdictpack.core._tracks import TrackRun
@@ -45,6 +45,7 @@ from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTa
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
 from verdictpack.evidence.live._prompts import DEFAULT_PROMPT, PromptTemplate
+from verdictpack.evidence.live._retry import RetryPolicy
 from verdictpack.evidence.live._runner import LiveJudge, LiveOutcome, run_live
 from verdictpack.evidence.live._transport import HttpxTransport, Transport
 from verdictpack.kinds._base import RunOptions
@@ -93,7 +94,9 @@ def live_judges(config: StudyConfig, environ: Mapping[str, str] | None = None) -
                     seed=e.sampling.seed,
                     top_logprobs=e.sampling.top_logprobs,
                 ),
-                prompt=PromptTemplate(system=system, user=user, labels=tuple(e.prompt.labels)),
+                prompt=PromptTemplate(
+                    system=system, user=user, labels=(e.prompt.labels[0], e.prompt.labels[1])
+                ),
                 price=Price(
                     per_million_input=e.price.per_million_input,
                     per_million_output=e.price.per_million_output,
@@ -103,6 +106,11 @@ def live_judges(config: StudyConfig, environ: Mapping[str, str] | None = None) -
                 requests_per_second=e.requests_per_second,
                 timeout=e.timeout_seconds,
                 headers=headers,
+                retry=RetryPolicy(
+                    max_attempts=e.retries.max_attempts,
+                    base_delay=e.retries.base_delay_seconds,
+                    max_delay=max(e.retries.max_delay_seconds, e.retries.base_delay_seconds),
+                ),
             )
         )
     return out
@@ -222,7 +230,11 @@ def run_live_study(
     man = manifest(config, prep)
     digest = manifest_hash(man)
     with LiveFolder(out, config=source.display, manifest=digest, force=force) as folder:
-        ledger = Ledger.open(folder.ledger, man)
+        headers = [v for j in judges for k, v in j.headers if k == "authorization"]
+        # the key itself and its header; a key shorter than 8 characters cannot be told from
+        # ordinary text and is not guarded (no real provider issues one)
+        secrets = [x for v in headers for x in (v, v.split(" ", 1)[-1]) if len(x) >= 8]
+        ledger = Ledger.open(folder.ledger, man, secrets=secrets)
         try:
             claims = {
                 "registered": construct.registered_claim,
@@ -316,10 +328,6 @@ def run_live_study(
             roots=[r for r in prep.order if r in ids],
             stop=outcome.stop,
         )
-        with claim_output(folder.report, config=source.display, force=True) as claim:
-            from verdictpack.render import render
-
-            claim.write(dict(render(result)))
     return result, outcome
 
 

@@ -594,10 +594,10 @@ def _study_data_files(
     by_role: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for f in files:
         by_role[f["role"]].append(f)
-    judged = by_role.get("judgments", [])
+    judged = by_role.get("judgments", []) + by_role.get("live", [])
     A.eq(
         w + "[judgments].records",
-        "judgment rows read = coverage rows",
+        "judgment rows read (files and a live study's ledger) = coverage rows",
         res["coverage"]["rows"],
         sum(f["records"] for f in judged),
     )

@@ -178,7 +178,9 @@ def _audit_provenance(
     A.eq(f"{p} $.kind", f"the kind of {config.name}", fields.get("kind"), prov.get("kind"))
 
 
-_DATA_ROLES = ("stimuli", "judgments", "reader_audit", "root_order")
+# "live": a live study's ledger answers on the committed roots (path ledger.sqlite in the study's
+# folder; the digest is that of their canonical CSV)
+_DATA_ROLES = ("stimuli", "judgments", "reader_audit", "root_order", "live")
 
 
 def _audit_data_files(A: _Auditor, prov: dict[str, Any], config: Path | None) -> None:
@@ -203,6 +205,7 @@ def _audit_data_files(A: _Auditor, prov: dict[str, Any], config: Path | None) ->
         and roles.count("reader_audit") == 1
         and roles.count("judgments") >= 1
         and roles.count("root_order") <= 1
+        and roles.count("live") <= 1
         and all(r in _DATA_ROLES for r in roles),
         ", ".join(_DATA_ROLES),
         roles,
@@ -214,7 +217,7 @@ def _audit_data_files(A: _Auditor, prov: dict[str, Any], config: Path | None) ->
         A.true(fw + ".sha256", "a SHA-256 digest", _is_sha256(digest), "64 lowercase hex", digest)
         ok_path = isinstance(rel, str) and bool(rel) and not Path(rel).is_absolute()
         A.true(fw + ".path", "a path relative to the config's folder", ok_path, "relative", rel)
-        if config is None or not ok_path:
+        if config is None or not ok_path or f.get("role") == "live":
             continue
         target = config.parent / str(rel)
         if not target.is_file():

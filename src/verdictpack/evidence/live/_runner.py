@@ -75,6 +75,7 @@ class LiveJudge:
     requests_per_second: float | None = None
     timeout: float = 60.0
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     @property
     def endpoint(self) -> str:
@@ -143,7 +144,14 @@ def build_cells(
                         judge.profile, judge.model, messages, sampling, judge.prompt.labels
                     )
                     key = ledger.request_key(
-                        {"judge": judge.name, "trial": trial, "url": judge.endpoint, "body": body}
+                        {
+                            "root_id": stim.id,
+                            "judge": judge.name,
+                            "order": order,
+                            "trial": trial,
+                            "url": judge.endpoint,
+                            "body": body,
+                        }
                     )
                     cells.append(Cell(i, stim.id, judge.name, order, trial, body, key))
     return cells
@@ -162,7 +170,7 @@ async def run_live(
     cap: int,
     budget: float | None = None,
     spent_before: float = 0.0,
-    retry: RetryPolicy | None = None,
+    retry: RetryPolicy | None = None,  # overrides every judge's own policy (tests)
     seed: int = 0,
     progress: Callable[[LiveOutcome, TrackRun], None] | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
@@ -173,7 +181,6 @@ async def run_live(
     judges read from files); ``human_value(i)`` is H_i or None."""
     t0 = time.perf_counter()
     outcome = LiveOutcome()
-    policy = retry or RetryPolicy()
     by_name = {j.name: j for j in judges}
     n = min(cap, len(roots))
     cells = build_cells(roots[:n], judges, trials, ledger)
@@ -224,23 +231,27 @@ async def run_live(
                 judge.timeout,
             )
             data: Any = None
+            key = c.key
+
+            def note(attempt: int, what: int | LiveError, delay: float | None) -> None:
+                after = "no further try" if delay is None else f"next try in {delay:.3f} s"
+                ledger.record_attempt(key, attempt, f"{what}; {after}")
+
             for _ in range(_MALFORMED_TRIES):
                 response, _attempts = await send_with_retries(
                     transport,
                     request,
-                    policy,
+                    retry or judge.retry,
                     judge=judge.name,
                     rng=rng,
                     sleep=sleep,
-                    on_attempt=lambda k, what, delay, key=c.key: ledger.record_attempt(
-                        key, k, str(what), delay
-                    ),
+                    on_attempt=note,
                 )
                 outcome.sent += 1
                 data = _json_of(response.body)
                 if data is not None:
                     break
-                ledger.record_attempt(c.key, 0, "malformed JSON body", 0.0)
+                ledger.record_attempt(c.key, 0, "malformed JSON body", response.elapsed)
             if data is None:  # paid for, unreadable: an invalid judgment, never a lost one
                 data = {}
             extraction = extract_choice(data, judge.prompt.labels)
@@ -316,7 +327,8 @@ async def run_live(
             if progress is not None:
                 progress(outcome, tracks)
         if tracks.stopped:
-            outcome.stop = "verdict"
+            reached = tracks.verdicts["registered"].verdict
+            outcome.stop = "cap" if reached == "INCONCLUSIVE" else "verdict"
         elif failure:
             outcome.stop = "failed"
             outcome.message = str(failure[0])

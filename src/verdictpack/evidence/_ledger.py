@@ -1,0 +1,935 @@
+"""The evidence ledger of a live study: its cache and its crash-safe memory, in one SQLite file.
+
+A live study asks judge endpoints for judgments, pays for every answer and commits evidence to the
+e-process root by root in the registered order. The ledger (``ledger.sqlite`` in the study's
+output folder, stdlib :mod:`sqlite3`) records all of it as it happens, so that a rerun after any
+interruption (Ctrl-C, SIGKILL, a power cut) resumes without asking any answered request again and
+without re-deciding anything already committed.
+
+Identity. A ledger belongs to exactly one study manifest (the study's config hash, judges,
+endpoints without keys, prompts, sampling, the registered order's hash ...). The manifest is
+canonicalised (``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``) and
+hashed with SHA-256; every row carries that hash, and :meth:`Ledger.open` refuses a ledger that
+holds another one. A request's key is :func:`request_key`: the SHA-256 of
+``manifest_hash + "\\n" + canonical JSON`` of what identifies the request (the request body, or a
+mapping wrapping it with the judge, trial and endpoint URL). Only what is passed enters the key:
+never pass headers, so never an API key. Two requests with the same key are the same request
+and share one cached answer.
+
+Tables (append only: triggers RAISE on every UPDATE and DELETE, ``recursive_triggers`` is on so an
+``INSERT OR REPLACE`` cannot delete through the back door, and an INSERT whose manifest hash is not
+the ledger's is refused)::
+
+    manifest(hash PRIMARY KEY, json)                      exactly one row
+    requests(key PRIMARY KEY, root_id, judge, "order", trial, body)
+    attempts(seq, key, attempt, outcome (HTTP status or error text), latency, bytes)
+    answers(key PRIMARY KEY, raw, prompt_tokens, completion_tokens, cost, model_id, latency,
+            choice, path, p_treatment)
+    commits(seq PRIMARY KEY = 1, 2, ... contiguous, root_id UNIQUE, m, h NULL, state)
+    cancelled(seq, key, cost_estimate, reason)
+    events(seq, kind, json)                               the verdict, the budget stop ...
+
+Durability. ``journal_mode=WAL``: readers (:meth:`Ledger.open_readonly`, e.g. a status command)
+never block the writer. That one run at a time writes a study folder is the folder lock's job
+(:class:`verdictpack._output.LiveFolder`), not the ledger's. Each ``record_*`` call is one
+transaction, so a crash loses at most the call in flight, and SQLite's
+WAL recovery keeps exactly a prefix of the committed transactions, never part of one.
+``synchronous`` is chosen per transaction:
+
+* ``FULL`` (the WAL is fsynced at commit) for the manifest, answers, commits, cancellations and
+  events: what was paid for and what was decided survives a power cut once the call returns;
+* ``NORMAL`` for requests and attempts. In WAL mode NORMAL still survives any process crash
+  (SIGKILL included: the written frames are in the operating system's cache); only an operating
+  system crash or power cut can lose the newest of those rows, and never one that a durable row
+  depends on, because a FULL commit syncs every frame written before it and recovery replays the
+  WAL as a prefix. Losing the newest request or attempt rows costs a diagnostic line, not money.
+
+``with ledger.batch():`` groups several records into one transaction (committed ``FULL``), for
+throughput where fsyncs are slow; a crash inside a batch loses the whole batch and nothing
+else. If the body of a batch raises, the records already made are committed (each is whole) and
+the exception propagates.
+
+Money. :meth:`Ledger.spend` sums costs exactly (integers in units of 2**-1074, the smallest
+float step), so the totals are correctly rounded and do not depend on the order in which answers
+arrived: a resumed study sees to the last bit the spend an uninterrupted one would.
+
+Secrets. :meth:`Ledger.open` takes the study's secret values (the API keys read from the
+environment); any text about to be stored that contains one is refused, nothing is written, and
+the message never repeats the secret.
+
+Reading. Every record (:class:`Answer`, :class:`Commit`, :class:`Event` ...) reads by attribute or
+by field name (``answer.cost`` or ``answer["cost"]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from verdictpack._errors import InputError, OutputError
+from verdictpack.evidence._table import CHOICES
+
+__all__ = [
+    "CHOICES",
+    "EXTRACTION_PATHS",
+    "LEDGER_FILENAME",
+    "ORDERS",
+    "Answer",
+    "Attempt",
+    "Cancellation",
+    "Commit",
+    "Event",
+    "Ledger",
+    "LedgerError",
+    "RequestRecord",
+    "Spend",
+    "canonical_json",
+    "manifest_hash",
+    "request_key",
+]
+
+LEDGER_FILENAME = "ledger.sqlite"
+ORDERS = ("treatment_first", "null_first")
+EXTRACTION_PATHS = ("logprobs", "structured", "parser", "none")
+# "VPLG": marks the file as a verdictpack ledger (PRAGMA application_id)
+_APPLICATION_ID = 0x56504C47
+_SCHEMA_VERSION = 1
+_MIN_SECRET = 8
+# every finite float is an integer multiple of 2**-1074
+_SCALE = 1 << 1074
+_MISMATCH = "a study never mixes manifests; start a fresh study in a new folder"
+_TABLES = ("manifest", "requests", "attempts", "answers", "commits", "cancelled", "events")
+_KEY = re.compile(r"[0-9a-f]{64}")
+# the column whose conflict an INSERT OR REPLACE would resolve by deleting (commits.seq is
+# covered by the contiguity trigger)
+_UNIQUE = {
+    "requests": "key",
+    "attempts": "seq",
+    "answers": "key",
+    "commits": "root_id",
+    "cancelled": "seq",
+    "events": "seq",
+}
+
+
+class LedgerError(OutputError):
+    """The ledger refused an operation (wrong manifest, broken prefix, duplicate, closed)."""
+
+
+def canonical_json(value: Any, parameter: str = "value") -> str:
+    """The canonical JSON text of a plain-JSON value: sorted keys, no whitespace, UTF-8 as is."""
+    try:
+        text = json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+        text.encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise InputError(
+            parameter,
+            "plain JSON (dicts with str keys, lists, str, finite numbers, bool, null)",
+            f"({exc})",
+        ) from None
+    return text
+
+
+def _mapping(name: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError(name, "a mapping (plain JSON object)", type(value).__name__)
+    return dict(value)
+
+
+def manifest_hash(manifest: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of the canonical JSON of a study manifest."""
+    text = canonical_json(_mapping("manifest", manifest), "manifest")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def request_key(body: Mapping[str, Any], manifest_digest: str) -> str:
+    """The cache key of a request: SHA-256 of ``manifest_digest + "\\n" + canonical(body)``."""
+    text = canonical_json(_mapping("body", body), "body")
+    return hashlib.sha256(f"{manifest_digest}\n{text}".encode()).hexdigest()
+
+
+class _Record:
+    """Field access by name as well as by attribute (``record["cost"]`` is ``record.cost``)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.keys():
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def keys(self) -> tuple[str, ...]:
+        """The field names, in order."""
+        names: dict[str, Any] = getattr(type(self), "__dataclass_fields__", {})
+        return tuple(names)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord(_Record):
+    """One request as recorded before it was sent (``body`` is its canonical JSON text)."""
+
+    key: str
+    root_id: str
+    judge: str
+    order: str
+    trial: int
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt(_Record):
+    """One try of one request: ``outcome`` is the HTTP status (as text) or the error text."""
+
+    key: str
+    attempt: int
+    outcome: str
+    latency: float
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Answer(_Record):
+    """The stored answer to one request, with the request's root, judge, order and trial."""
+
+    key: str
+    root_id: str
+    judge: str
+    order: str
+    trial: int
+    raw: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+    model_id: str | None
+    latency: float
+    choice: str
+    path: str
+    p_treatment: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Commit(_Record):
+    """One root committed to the e-process: its place in the registered order, M_i, H_i, state."""
+
+    seq: int
+    root_id: str
+    m: float
+    h: float | None
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cancellation(_Record):
+    """A request abandoned in flight, with the cost it may still be billed."""
+
+    key: str
+    cost_estimate: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event(_Record):
+    """A study-level event (the verdict, a budget stop, a run's start and end) and its data."""
+
+    seq: int
+    kind: str
+    data: Any
+
+
+class Spend(NamedTuple):
+    """Money so far: answers of committed roots, answers of roots not yet committed, cancelled."""
+
+    committed: float
+    pending: float
+    cancelled: float
+
+
+_SCHEMA = """
+CREATE TABLE manifest (
+    hash TEXT PRIMARY KEY NOT NULL,
+    json TEXT NOT NULL
+);
+CREATE TABLE requests (
+    key TEXT PRIMARY KEY NOT NULL,
+    manifest TEXT NOT NULL,
+    root_id TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    "order" TEXT NOT NULL CHECK ("order" IN ('treatment_first', 'null_first')),
+    trial INTEGER NOT NULL CHECK (trial >= 0),
+    body TEXT NOT NULL
+);
+CREATE TABLE attempts (
+    seq INTEGER PRIMARY KEY,
+    manifest TEXT NOT NULL,
+    key TEXT NOT NULL REFERENCES requests(key),
+    attempt INTEGER NOT NULL CHECK (attempt >= 0),
+    outcome TEXT NOT NULL,
+    latency REAL NOT NULL CHECK (latency >= 0),
+    bytes INTEGER NOT NULL CHECK (bytes >= 0)
+);
+CREATE TABLE answers (
+    key TEXT PRIMARY KEY NOT NULL REFERENCES requests(key),
+    manifest TEXT NOT NULL,
+    raw TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL CHECK (prompt_tokens >= 0),
+    completion_tokens INTEGER NOT NULL CHECK (completion_tokens >= 0),
+    cost REAL NOT NULL CHECK (cost >= 0),
+    model_id TEXT,
+    latency REAL NOT NULL CHECK (latency >= 0),
+    choice TEXT NOT NULL CHECK (choice IN ('treatment', 'null_partner', 'tie', 'invalid')),
+    path TEXT NOT NULL CHECK (path IN ('logprobs', 'structured', 'parser', 'none')),
+    p_treatment REAL CHECK (p_treatment BETWEEN 0 AND 1)
+);
+CREATE TABLE commits (
+    seq INTEGER PRIMARY KEY NOT NULL CHECK (seq >= 1),
+    manifest TEXT NOT NULL,
+    root_id TEXT NOT NULL UNIQUE,
+    m REAL NOT NULL CHECK (m BETWEEN 0 AND 1),
+    h REAL CHECK (h BETWEEN 0 AND 1),
+    state TEXT NOT NULL
+);
+CREATE TABLE cancelled (
+    seq INTEGER PRIMARY KEY,
+    manifest TEXT NOT NULL,
+    key TEXT NOT NULL REFERENCES requests(key),
+    cost_estimate REAL NOT NULL CHECK (cost_estimate >= 0),
+    reason TEXT NOT NULL
+);
+CREATE TABLE events (
+    seq INTEGER PRIMARY KEY,
+    manifest TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    json TEXT NOT NULL
+);
+CREATE TRIGGER manifest_single BEFORE INSERT ON manifest
+WHEN (SELECT count(*) FROM manifest) > 0
+BEGIN SELECT RAISE(ABORT, 'ledger: a ledger holds exactly one manifest'); END;
+CREATE TRIGGER commits_prefix BEFORE INSERT ON commits
+WHEN NEW.seq IS NOT (SELECT coalesce(max(seq), 0) + 1 FROM commits)
+BEGIN SELECT RAISE(ABORT, 'ledger: commits form a contiguous prefix 1, 2, ...'); END;
+"""
+
+
+def _schema_statements() -> list[str]:
+    out = [s for s in _SCHEMA.split(";\n") if s.strip()]
+    for t in _TABLES:
+        for op in ("UPDATE", "DELETE"):
+            out.append(
+                f"CREATE TRIGGER {t}_no_{op.lower()} BEFORE {op} ON {t} "
+                f"BEGIN SELECT RAISE(ABORT, 'ledger is append-only: {op} on {t} refused'); END"
+            )
+        if t != "manifest":
+            out.append(
+                f"CREATE TRIGGER {t}_manifest BEFORE INSERT ON {t} "
+                "WHEN NEW.manifest IS NOT (SELECT hash FROM manifest) "
+                "BEGIN SELECT RAISE(ABORT, 'ledger: a row of another manifest refused'); END"
+            )
+            # INSERT OR REPLACE deletes the row it conflicts with; refuse the conflict itself
+            # (BEFORE INSERT runs ahead of conflict resolution, whatever recursive_triggers is)
+            out.append(
+                f"CREATE TRIGGER {t}_no_replace BEFORE INSERT ON {t} "
+                f"WHEN EXISTS (SELECT 1 FROM {t} WHERE {_UNIQUE[t]} = NEW.{_UNIQUE[t]}) "
+                f"BEGIN SELECT RAISE(ABORT, 'ledger is append-only: a row of {t} "
+                "cannot be replaced'); END"
+            )
+    return out
+
+
+def _units(x: float) -> int:
+    n, d = x.as_integer_ratio()
+    return n * (_SCALE // d)
+
+
+def _float(units: int) -> float:
+    return units / _SCALE  # int / int is correctly rounded
+
+
+def _text(name: str, value: Any, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or (not empty and not value):
+        raise InputError(name, "a string" if empty else "a non-empty string", value)
+    return value
+
+
+def _key(value: Any) -> str:
+    if not isinstance(value, str) or _KEY.fullmatch(value) is None:
+        raise InputError("key", "a request key (64 lower-case hex digits)", value)
+    return value
+
+
+def _count(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InputError(name, f"an integer >= {low}", value)
+    return value
+
+
+def _nonneg(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(name, "a finite number >= 0", value)
+    x = float(value)
+    if not math.isfinite(x) or x < 0:
+        raise InputError(name, "a finite number >= 0", value)
+    return x
+
+
+def _unit(name: str, value: Any, *, optional: bool) -> float | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InputError(name, "a number in [0, 1]" + (" or None" if optional else ""), value)
+    return float(value)
+
+
+def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise InputError(name, "one of " + ", ".join(allowed), value)
+    return str(value)
+
+
+class Ledger:
+    """An open evidence ledger: :meth:`open` (read-write) or :meth:`open_readonly`."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        digest: str,
+        manifest_text: str,
+        secrets: tuple[str, ...],
+        readonly: bool,
+    ) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self.path = path
+        self.manifest_hash = digest
+        self.manifest: dict[str, Any] = json.loads(manifest_text)
+        self.readonly = readonly
+        self._secrets = secrets
+        self._sync = ""
+        self._batch_depth = 0
+        self._next_seq = 1
+        self._committed_roots: set[str] = set()
+        self._committed_units = 0
+        self._pending_units: dict[str, int] = {}
+        self._cancelled_units = 0
+        self._load_state()
+
+    # ---- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, path: Path | str, manifest: Mapping[str, Any], *, secrets: Sequence[str] = ()
+    ) -> Ledger:
+        """Create the ledger at ``path`` or open the one there, refusing another manifest.
+
+        ``path`` is the ledger file, or a folder (then ``folder / "ledger.sqlite"``); the folder
+        must exist. ``secrets`` are values that must never be stored (each at least 8
+        characters): the API keys of the study's endpoints.
+        """
+        manifest_text = canonical_json(_mapping("manifest", manifest), "manifest")
+        digest = hashlib.sha256(manifest_text.encode("utf-8")).hexdigest()
+        guards = _check_secrets(secrets)
+        _guard(guards, "manifest", manifest_text)
+        p = _ledger_path(path)
+        if not p.parent.is_dir():
+            raise LedgerError(f"ledger {p}: the folder {p.parent} does not exist")
+        try:
+            conn = sqlite3.connect(p, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"ledger {p}: cannot be opened ({exc})") from None
+        try:
+            stored, _ = _prepare(conn, p, (digest, manifest_text))
+            if stored != digest:
+                raise LedgerError(
+                    f"ledger {p} holds manifest {stored[:12]}, this study's manifest is "
+                    f"{digest[:12]}: {_MISMATCH}"
+                )
+            return cls(conn, p, digest, manifest_text, guards, readonly=False)
+        except BaseException:
+            conn.close()
+            raise
+
+    @classmethod
+    def open_readonly(cls, path: Path | str) -> Ledger:
+        """Open an existing ledger for reading only (whatever its manifest); writes are refused.
+
+        Safe while a run writes the same ledger: WAL readers see the last committed state.
+        """
+        p = _ledger_path(path)
+        if not p.is_file():
+            raise LedgerError(f"ledger {p}: no such file")
+        try:
+            conn = sqlite3.connect(
+                f"{p.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None
+            )
+        except sqlite3.Error as exc:
+            raise LedgerError(f"ledger {p}: cannot be opened ({exc})") from None
+        try:
+            digest, text = _prepare(conn, p, None)
+            conn.execute("PRAGMA query_only=ON")
+            return cls(conn, p, digest, text, (), readonly=True)
+        except BaseException:
+            conn.close()
+            raise
+
+    def _load_state(self) -> None:
+        db = self._db
+        roots = [r for (r,) in db.execute("SELECT root_id FROM commits ORDER BY seq")]
+        self._committed_roots = done = set(roots)
+        self._next_seq = len(roots) + 1
+        committed = 0
+        pending: dict[str, int] = {}
+        rows = db.execute(
+            "SELECT r.root_id, a.cost FROM answers a JOIN requests r ON r.key = a.key"
+        )
+        for root, cost in rows:
+            u = _units(cost)
+            if root in done:
+                committed += u
+            else:
+                pending[root] = pending.get(root, 0) + u
+        self._committed_units = committed
+        self._pending_units = pending
+        self._cancelled_units = sum(
+            _units(c) for (c,) in db.execute("SELECT cost_estimate FROM cancelled")
+        )
+
+    # ---- plumbing ------------------------------------------------------------------------
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise LedgerError(f"ledger {self.path}: already closed")
+        return self._conn
+
+    def _writable(self, what: str) -> sqlite3.Connection:
+        db = self._db
+        if self.readonly:
+            raise LedgerError(f"ledger {self.path}: opened read-only; {what} refused")
+        return db
+
+    def _write(self, sync: str, sql: str, params: Sequence[Any], what: str) -> sqlite3.Cursor:
+        db = self._writable(what)
+        if self._batch_depth == 0 and sync != self._sync:
+            db.execute(f"PRAGMA synchronous={sync}")
+            self._sync = sync
+        try:
+            return db.execute(sql, params)
+        except sqlite3.IntegrityError as exc:
+            raise LedgerError(f"ledger {self.path}: {what} refused ({exc})") from None
+        except sqlite3.Error as exc:
+            raise LedgerError(f"ledger {self.path}: {what} failed ({exc})") from None
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Ledger]:
+        """Group the records made inside into one transaction (committed with FULL sync).
+
+        Nested batches join the outermost one. A crash inside loses the whole batch; an
+        exception raised by the body commits the records already made, then propagates.
+        """
+        db = self._writable("batch")
+        if self._batch_depth:
+            self._batch_depth += 1
+            try:
+                yield self
+            finally:
+                self._batch_depth -= 1
+            return
+        if self._sync != "FULL":
+            db.execute("PRAGMA synchronous=FULL")
+            self._sync = "FULL"
+        db.execute("BEGIN IMMEDIATE")
+        self._batch_depth = 1
+        try:
+            yield self
+        finally:
+            self._batch_depth = 0
+            try:
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._conn = None
+                db.close()
+                raise LedgerError(
+                    f"ledger {self.path}: a batch could not be committed ({exc}); "
+                    "the ledger is closed, reopen it to resume"
+                ) from None
+
+    def close(self) -> None:
+        """Close the ledger (idempotent); the last connection checkpoints the WAL."""
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            conn.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- requests, attempts, answers: the cache ------------------------------------------
+
+    def request_key(self, body: Mapping[str, Any]) -> str:
+        """This ledger's cache key of a request (see :func:`request_key`); pass no headers."""
+        return request_key(body, self.manifest_hash)
+
+    def record_request(
+        self,
+        key: str,
+        root_id: str,
+        judge: str,
+        order: str,
+        trial: int,
+        body: Mapping[str, Any],
+    ) -> None:
+        """Record a request (its JSON body, as canonical text) before it is sent.
+
+        Recording the same key again with the same root, judge, order and trial is a no-op (a
+        resumed study does it); the same key for another root, judge, order or trial is
+        refused: the two would share one cached answer, so the key must tell them apart.
+        """
+        text = canonical_json(_mapping("body", body), "body")
+        row = (
+            _text("root_id", root_id),
+            _text("judge", judge),
+            _choice("order", order, ORDERS),
+            _count("trial", trial, 0),
+        )
+        for name, value in (("root_id", root_id), ("judge", judge), ("body", text)):
+            _guard(self._secrets, name, value)
+        old = (
+            self._writable("record_request")
+            .execute(
+                'SELECT root_id, judge, "order", trial FROM requests WHERE key = ?', (_key(key),)
+            )
+            .fetchone()
+        )
+        if old is None:
+            self._write(
+                "NORMAL",
+                'INSERT INTO requests (key, manifest, root_id, judge, "order", trial, body) '
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, self.manifest_hash, *row, text),
+                "record_request",
+            )
+        elif tuple(old) != row:
+            raise LedgerError(
+                f"record_request: key {key[:12]} was recorded for (root {old[0]!r}, judge "
+                f"{old[1]!r}, {old[2]}, trial {old[3]}); refused for (root {row[0]!r}, judge "
+                f"{row[1]!r}, {row[2]}, trial {row[3]}): the two would share one cached "
+                "answer (the request key must tell them apart)"
+            )
+
+    def record_attempt(
+        self, key: str, attempt: int, outcome: int | str, latency: float = 0.0, nbytes: int = 0
+    ) -> None:
+        """Record one try of a request: ``outcome`` is its HTTP status or its error text.
+
+        ``attempt`` counts from 1 for the tries of one send; 0 marks a note outside the
+        retry loop (e.g. an unreadable body). ``latency`` in seconds, ``nbytes`` received.
+        """
+        if isinstance(outcome, int) and not isinstance(outcome, bool):
+            if not 100 <= outcome <= 599:
+                raise InputError("outcome", "an HTTP status 100..599 or an error text", outcome)
+            text = str(outcome)
+        else:
+            text = _text("outcome", outcome)
+            _guard(self._secrets, "outcome", text)
+        self._write(
+            "NORMAL",
+            "INSERT INTO attempts (manifest, key, attempt, outcome, latency, bytes) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                self.manifest_hash,
+                _key(key),
+                _count("attempt", attempt, 0),
+                text,
+                _nonneg("latency", latency),
+                _count("nbytes", nbytes, 0),
+            ),
+            f"record_attempt of request {key[:12]} (recorded requests only)",
+        )
+
+    def record_answer(
+        self,
+        key: str,
+        *,
+        raw: str | bytes,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cost: float,
+        model_id: str | None,
+        latency: float,
+        choice: str,
+        path: str,
+        p_treatment: float | None,
+    ) -> None:
+        """Record the answer to a recorded request (once: a request is answered only once).
+
+        ``raw`` is the response body as received (bytes must be UTF-8); ``choice`` one of
+        :data:`CHOICES`; ``path`` how it was read, one of :data:`EXTRACTION_PATHS`;
+        ``p_treatment`` P(treatment) from the logprobs, or None.
+        """
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError("raw", "UTF-8 text", f"({len(raw)} bytes, not UTF-8)") from None
+        raw = _text("raw", raw, empty=True)
+        if model_id is not None:
+            _guard(self._secrets, "model_id", _text("model_id", model_id))
+        _guard(self._secrets, "raw", raw)
+        amount = _nonneg("cost", cost)
+        params = (
+            _key(key),
+            self.manifest_hash,
+            raw,
+            _count("prompt_tokens", prompt_tokens, 0),
+            _count("completion_tokens", completion_tokens, 0),
+            amount,
+            model_id,
+            _nonneg("latency", latency),
+            _choice("choice", choice, CHOICES),
+            _choice("path", path, EXTRACTION_PATHS),
+            _unit("p_treatment", p_treatment, optional=True),
+        )
+        db = self._writable("record_answer")
+        found = db.execute(
+            "SELECT r.root_id, a.key FROM requests r LEFT JOIN answers a ON a.key = r.key "
+            "WHERE r.key = ?",
+            (key,),
+        ).fetchone()
+        if found is None:
+            raise LedgerError(f"record_answer: no request recorded under key {key[:12]}")
+        if found[1] is not None:
+            raise LedgerError(
+                f"record_answer: request {key[:12]} is already answered; the ledger keeps the "
+                "first answer and a request already answered is never sent again"
+            )
+        self._write(
+            "FULL",
+            "INSERT INTO answers (key, manifest, raw, prompt_tokens, completion_tokens, cost, "
+            "model_id, latency, choice, path, p_treatment) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            params,
+            f"record_answer of request {key[:12]}",
+        )
+        root, u = found[0], _units(amount)
+        if root in self._committed_roots:
+            self._committed_units += u
+        else:
+            self._pending_units[root] = self._pending_units.get(root, 0) + u
+
+    def answer(self, key: str) -> Answer | None:
+        """The stored answer to the request ``key``, or None: the cache lookup."""
+        row = self._db.execute(_ANSWER_SELECT + " WHERE a.key = ?", (key,)).fetchone()
+        return None if row is None else Answer(*row)
+
+    def answers_by_key(self) -> dict[str, Answer]:
+        """Every stored answer by request key, in the order they were recorded."""
+        rows = self._db.execute(_ANSWER_SELECT + " ORDER BY a.rowid")
+        return {row[0]: Answer(*row) for row in rows}
+
+    def requests(self) -> list[RequestRecord]:
+        """Every recorded request, in the order recorded."""
+        rows = self._db.execute(
+            'SELECT key, root_id, judge, "order", trial, body FROM requests ORDER BY rowid'
+        )
+        return [RequestRecord(*row) for row in rows]
+
+    def unanswered(self) -> list[RequestRecord]:
+        """Recorded requests without an answer (in flight or failed when a run ended)."""
+        rows = self._db.execute(
+            'SELECT r.key, r.root_id, r.judge, r."order", r.trial, r.body FROM requests r '
+            "WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.key = r.key) ORDER BY r.rowid"
+        )
+        return [RequestRecord(*row) for row in rows]
+
+    def attempts(self, key: str | None = None) -> list[Attempt]:
+        """Recorded attempts (of one request, or all), in the order recorded."""
+        sql = "SELECT key, attempt, outcome, latency, bytes FROM attempts"
+        db = self._db
+        if key is None:
+            rows = db.execute(sql + " ORDER BY seq")
+        else:
+            rows = db.execute(sql + " WHERE key = ? ORDER BY seq", (key,))
+        return [Attempt(*row) for row in rows]
+
+    # ---- commits: the prefix of the registered order --------------------------------------
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the next :meth:`commit_root` must carry (1 for an empty ledger)."""
+        return self._next_seq
+
+    def commit_root(self, seq: int, root_id: str, m: float, h: float | None, state: str) -> None:
+        """Commit root ``root_id`` as the ``seq``-th root of the registered order.
+
+        Only the next seq is accepted (commits are a contiguous prefix 1, 2, ...), and a root
+        is committed once. ``m`` is M_i, ``h`` is H_i or None (no human judgment), ``state``
+        the e-process state after it (text, e.g. JSON).
+        """
+        seq = _count("seq", seq, 1)
+        root_id = _text("root_id", root_id)
+        if seq != self._next_seq:
+            raise LedgerError(
+                f"commit_root: seq {seq} refused; the next commit is seq {self._next_seq} "
+                "(commits are a contiguous prefix of the registered order)"
+            )
+        if root_id in self._committed_roots:
+            raise LedgerError(f"commit_root: root {root_id!r} is already committed")
+        state = _text("state", state)
+        _guard(self._secrets, "state", state)
+        _guard(self._secrets, "root_id", root_id)
+        self._write(
+            "FULL",
+            "INSERT INTO commits (seq, manifest, root_id, m, h, state) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                seq,
+                self.manifest_hash,
+                root_id,
+                _unit("m", m, optional=False),
+                _unit("h", h, optional=True),
+                state,
+            ),
+            f"commit_root of seq {seq}",
+        )
+        self._next_seq = seq + 1
+        self._committed_roots.add(root_id)
+        self._committed_units += self._pending_units.pop(root_id, 0)
+
+    def committed(self) -> list[Commit]:
+        """Every commit, in seq order."""
+        rows = self._db.execute("SELECT seq, root_id, m, h, state FROM commits ORDER BY seq")
+        return [Commit(*row) for row in rows]
+
+    # ---- money and events ----------------------------------------------------------------
+
+    def record_cancelled(self, key: str, cost_estimate: float, reason: str) -> None:
+        """Record a recorded request abandoned in flight, with the cost it may still be billed."""
+        reason = _text("reason", reason)
+        _guard(self._secrets, "reason", reason)
+        estimate = _nonneg("cost_estimate", cost_estimate)
+        self._write(
+            "FULL",
+            "INSERT INTO cancelled (manifest, key, cost_estimate, reason) VALUES (?, ?, ?, ?)",
+            (self.manifest_hash, _key(key), estimate, reason),
+            f"record_cancelled of request {key[:12]} (recorded requests only)",
+        )
+        self._cancelled_units += _units(estimate)
+
+    def cancelled(self) -> list[Cancellation]:
+        """Every cancellation, in the order recorded."""
+        rows = self._db.execute("SELECT key, cost_estimate, reason FROM cancelled ORDER BY seq")
+        return [Cancellation(*row) for row in rows]
+
+    def spend(self) -> Spend:
+        """(cost of answers of committed roots, of answers of other roots, cancelled estimate)."""
+        _ = self._db  # refuses a closed ledger
+        pending = sum(self._pending_units.values())
+        return Spend(_float(self._committed_units), _float(pending), _float(self._cancelled_units))
+
+    def record_event(self, kind: str, data: Mapping[str, Any] | None = None) -> int:
+        """Record a study-level event with plain-JSON ``data``; return its seq."""
+        kind = _text("kind", kind)
+        text = canonical_json(_mapping("data", {} if data is None else data), "data")
+        _guard(self._secrets, "kind", kind)
+        _guard(self._secrets, "data", text)
+        cur = self._write(
+            "FULL",
+            "INSERT INTO events (manifest, kind, json) VALUES (?, ?, ?)",
+            (self.manifest_hash, kind, text),
+            f"record_event {kind!r}",
+        )
+        return int(cur.lastrowid or 0)
+
+    def events(self) -> list[Event]:
+        """Every event, in seq order, with its data parsed."""
+        rows = self._db.execute("SELECT seq, kind, json FROM events ORDER BY seq")
+        return [Event(seq, kind, json.loads(text)) for seq, kind, text in rows]
+
+
+_ANSWER_SELECT = (
+    'SELECT a.key, r.root_id, r.judge, r."order", r.trial, a.raw, a.prompt_tokens, '
+    "a.completion_tokens, a.cost, a.model_id, a.latency, a.choice, a.path, a.p_treatment "
+    "FROM answers a JOIN requests r ON r.key = a.key"
+)
+
+
+def _ledger_path(path: Path | str) -> Path:
+    p = Path(path)
+    return p / LEDGER_FILENAME if p.is_dir() else p
+
+
+def _check_secrets(secrets: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(secrets, str):
+        raise InputError("secrets", "a sequence of strings", "(a single string)")
+    out = []
+    for i, s in enumerate(secrets):
+        if not isinstance(s, str) or len(s) < _MIN_SECRET:
+            # never echo the value: describe it
+            size = len(s) if isinstance(s, str) else "?"
+            got = f"(a {type(s).__name__} of length {size})"
+            raise InputError(f"secrets[{i}]", f"a string of at least {_MIN_SECRET} characters", got)
+        out.append(s)
+    return tuple(out)
+
+
+def _guard(secrets: tuple[str, ...], field: str, text: str) -> None:
+    for s in secrets:
+        if s in text:
+            raise LedgerError(
+                f"ledger: the {field} to store contains the value of a secret (an API key); "
+                "refused, nothing written"
+            )
+
+
+def _prepare(
+    conn: sqlite3.Connection, path: Path, create: tuple[str, str] | None
+) -> tuple[str, str]:
+    """Set the pragmas, create the schema in a new file (when ``create`` gives the manifest
+    hash and text), check the file is a ledger; return its stored manifest hash and text."""
+    try:
+        if create is not None:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal":
+                raise LedgerError(f"ledger {path}: cannot use WAL journal mode (got {mode!r})")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA recursive_triggers=ON")
+        app = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"ledger {path}: not a readable SQLite ledger ({exc})") from None
+    if create is not None and app == 0 and version == 0 and tables == 0:
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in _schema_statements():
+                conn.execute(stmt)
+            conn.execute("INSERT INTO manifest (hash, json) VALUES (?, ?)", create)
+            conn.execute(f"PRAGMA application_id={_APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return create
+    if app != _APPLICATION_ID:
+        raise LedgerError(f"ledger {path}: this SQLite file is not a verdictpack ledger")
+    if version != _SCHEMA_VERSION:
+        raise LedgerError(
+            f"ledger {path}: schema version {version}; this verdictpack reads version "
+            f"{_SCHEMA_VERSION}"
+        )
+    rows = conn.execute("SELECT hash, json FROM manifest").fetchall()
+    if len(rows) != 1:
+        raise LedgerError(f"ledger {path}: holds {len(rows)} manifests; expected exactly one")
+    return str(rows[0][0]), str(rows[0][1])

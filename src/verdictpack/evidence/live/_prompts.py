@@ -1,0 +1,170 @@
+"""Prompt templates for live judges, and their rendering in both presentation orders.
+
+A :class:`PromptTemplate` has a ``system`` text, a ``user`` text and the two answer ``labels``
+(``("A", "B")`` by default): the label of the first-presented item, then the second's. Labels
+name positions, never contents: whichever text is shown first is always ``labels[0]``, so a
+position-biased judge shows up as a preference for ``labels[0]`` in both orders.
+
+Placeholders (both texts): ``{first}``, ``{second}`` (the two texts in presentation order),
+``{source}`` (the stimulus's source passage), ``{label_first}``, ``{label_second}``. The user text
+must contain ``{first}`` and ``{second}``. Any other ``{lowercase_name}`` is refused when the
+template is made (it would be a typo); other braces — a JSON example, say — are plain text.
+Substitution is a single pass over the template, so braces or placeholder-like text inside a
+stimulus are copied verbatim, never expanded.
+
+The source section. A stimulus may have no source passage. The part of a template that presents
+the source is written between double square brackets, ``[[ ... ]]``: with a source, the brackets
+are removed and the section kept; without one, the whole section is dropped, together with the
+line break right after its closing brackets, so a section written on lines of its own leaves no
+blank line. ``{source}`` may appear only inside such a section (and each section must contain
+it), so a template never renders an empty source. Sections do not nest.
+
+:func:`render_messages` returns the chat messages: a ``system`` message when the system text is
+not empty, then the ``user`` message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from verdictpack._errors import InputError
+from verdictpack.stimuli import Stimulus
+
+__all__ = [
+    "DEFAULT_PROMPT",
+    "ORDERS",
+    "PLACEHOLDERS",
+    "PromptTemplate",
+    "check_labels",
+    "render_messages",
+]
+
+ORDERS = ("treatment_first", "null_first")
+PLACEHOLDERS = ("first", "second", "source", "label_first", "label_second")
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_SECTION = re.compile(r"\[\[(.*?)\]\](\r?\n)?", re.DOTALL)
+
+
+def check_labels(labels: Any) -> tuple[str, str]:
+    """The two labels as a tuple, when they are usable answer labels; else InputError.
+
+    Two strings, each non-empty without surrounding white space and without a trailing period
+    (the strict parser allows one after the label), distinct even ignoring case (the answer is
+    matched case-insensitively).
+    """
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (tuple, list)):
+        raise InputError("labels", "a pair of two label strings", labels)
+    if len(labels) != 2 or not all(isinstance(x, str) for x in labels):
+        raise InputError("labels", "a pair of two label strings", labels)
+    for x in labels:
+        if not x or x != x.strip() or x.endswith("."):
+            raise InputError(
+                "labels",
+                "labels that are non-empty, without surrounding white space or a final period",
+                labels,
+            )
+    a, b = labels
+    if a.casefold() == b.casefold():
+        raise InputError("labels", "two labels that differ (ignoring case)", labels)
+    return a, b
+
+
+def _check_text(name: str, text: Any) -> str:
+    if not isinstance(text, str):
+        raise InputError(name, "a string", type(text).__name__)
+    unknown = sorted({m for m in _PLACEHOLDER.findall(text) if m not in PLACEHOLDERS})
+    if unknown:
+        raise InputError(
+            name, "placeholders among {" + "}, {".join(PLACEHOLDERS) + "}", "{" + unknown[0] + "}"
+        )
+    # source only inside [[ ]] sections, each section presenting the source
+    outside = _SECTION.sub("", text)
+    if "[[" in outside or "]]" in outside:
+        raise InputError(name, "balanced, non-nested [[ ]] source sections", text)
+    if "{source}" in outside:
+        raise InputError(name, "{source} only inside a [[ ]] source section", text)
+    for m in _SECTION.finditer(text):
+        if "{source}" not in m.group(1):
+            raise InputError(name, "every [[ ]] section to contain {source}", m.group(0))
+        if "[[" in m.group(1):
+            raise InputError(name, "non-nested [[ ]] source sections", m.group(0))
+    return text
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A pairwise-preference prompt: ``system`` and ``user`` texts, the two answer ``labels``."""
+
+    system: str
+    user: str
+    labels: tuple[str, str] = ("A", "B")
+
+    def __post_init__(self) -> None:
+        _check_text("prompt.system", self.system)
+        _check_text("prompt.user", self.user)
+        for name in ("first", "second"):
+            if "{" + name + "}" not in self.user:
+                raise InputError("prompt.user", "a text containing {first} and {second}", name)
+        object.__setattr__(self, "labels", check_labels(self.labels))
+
+
+def _render(text: str, values: dict[str, str], has_source: bool) -> str:
+    def section(m: re.Match[str]) -> str:
+        return m.group(1) + (m.group(2) or "") if has_source else ""
+
+    resolved = _SECTION.sub(section, text)
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], resolved)
+
+
+def render_messages(
+    template: PromptTemplate, stimulus: Stimulus, order: str
+) -> list[dict[str, str]]:
+    """The chat messages asking ``template`` about ``stimulus`` in presentation ``order``.
+
+    ``order`` is ``"treatment_first"`` (the treatment text is ``{first}``, under
+    ``labels[0]``) or ``"null_first"`` (the null partner is ``{first}``).
+    """
+    if not isinstance(template, PromptTemplate):
+        raise InputError("template", "a PromptTemplate", type(template).__name__)
+    if not isinstance(stimulus, Stimulus):
+        raise InputError("stimulus", "a Stimulus", type(stimulus).__name__)
+    if order not in ORDERS:
+        raise InputError("order", "'treatment_first' or 'null_first'", order)
+    if order == "treatment_first":
+        first, second = stimulus.treatment, stimulus.null_partner
+    else:
+        first, second = stimulus.null_partner, stimulus.treatment
+    has_source = stimulus.source is not None
+    values = {
+        "first": first,
+        "second": second,
+        "source": stimulus.source if stimulus.source is not None else "",
+        "label_first": template.labels[0],
+        "label_second": template.labels[1],
+    }
+    messages = []
+    system = _render(template.system, values, has_source)
+    if system.strip():
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": _render(template.user, values, has_source)})
+    return messages
+
+
+DEFAULT_PROMPT = PromptTemplate(
+    system=(
+        "You are a careful, impartial evaluator. You compare two responses and answer with "
+        "exactly one label and nothing else: no explanation, no punctuation, no other words."
+    ),
+    user=(
+        "[[Source text:\n<<<\n{source}\n>>>\n\n]]"
+        "Response {label_first}:\n<<<\n{first}\n>>>\n\n"
+        "Response {label_second}:\n<<<\n{second}\n>>>\n\n"
+        "Which response is better? Judge their content only: the order in which they are "
+        "shown and their length are not reasons to prefer one. If they seem equally good, "
+        "still pick the one you prefer.\n"
+        "Answer with exactly one label: {label_first} or {label_second}."
+    ),
+)

@@ -1,0 +1,442 @@
+"""The HTTP layer of live judges: one request in, one response (or one classified error) out.
+
+:class:`Transport` is the whole interface the rest of the live stack sees: ``send`` an
+:class:`HttpRequest`, get an :class:`HttpResponse` for *any* HTTP status (classifying statuses
+is the retry layer's business, :mod:`verdictpack.evidence.live._retry`), or a
+:class:`TransportError` when no response arrived at all. Two implementations:
+
+* :class:`HttpxTransport`: an ``httpx.AsyncClient`` (HTTP/1.1, keep-alive pool). httpx is the
+  optional extra ``verdictpack[live]`` and is imported inside ``__init__`` only, so the rest of
+  verdictpack never needs it. Every request has one total deadline, ``request.timeout`` seconds
+  from the moment the client starts waiting for a pooled connection to the last byte of the body
+  (httpx's own timeouts are per phase: a server that drips one byte a second would never trip
+  them), and a body cap (``max_body_bytes``).
+* :class:`MockTransport`: a function stands in for the network (unit tests of the layers above).
+
+The exception tree of live I/O (all under :class:`verdictpack._errors.VerdictpackError`)::
+
+    LiveError                   base: a live request failed for a reason named in the message
+    ├── TransportError          no HTTP response: refused, reset, dropped, malformed framing;
+    │   │                       retryable
+    │   └── RequestTimeout      the total deadline passed first; retryable
+    ├── HttpStatusError         a status that retrying cannot fix (4xx other than 408/409/429,
+    │                           or anything the policy does not retry): judge, status, reason
+    └── RetriesExhausted        every attempt the policy allows failed; names the last outcome
+
+Secrets. A request's credentials travel in its headers (``Authorization``, ``api-key``,
+``x-api-key``, ...). They are never part of a repr or an exception message: :class:`HttpRequest`
+prints header *names* only, and every message built from text a server or a library produced
+passes through :func:`redact`, which blanks the value of every credential header of the request
+(and its bare token after ``Bearer``) wherever it occurs -- a server that echoes the key back in
+its error body does not get it into a log. URLs are printed without their query string (some
+providers take the key as ``?key=...``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType, TracebackType
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
+
+from verdictpack._errors import InputError, UsageError, VerdictpackError
+
+__all__ = [
+    "SECRET_HEADERS",
+    "HttpRequest",
+    "HttpResponse",
+    "HttpStatusError",
+    "HttpxTransport",
+    "LiveError",
+    "MockTransport",
+    "RequestTimeout",
+    "RetriesExhausted",
+    "Transport",
+    "TransportError",
+    "redact",
+    "safe_url",
+]
+
+# header names (lower case) whose values are credentials: never printed, always redacted
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "api-key",
+        "x-api-key",
+        "x-goog-api-key",
+        "cookie",
+    }
+)
+_REDACTED = "<redacted>"
+_MAX_REASON = 300
+
+
+def safe_url(url: str) -> str:
+    """``url`` without query string, fragment or user info: the part fit for a message."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(unparseable URL)"
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _secrets_of(headers: tuple[tuple[str, str], ...]) -> list[str]:
+    found: list[str] = []
+    for name, value in headers:
+        if name.lower() not in SECRET_HEADERS or not value:
+            continue
+        found.append(value)
+        scheme, _, token = value.partition(" ")
+        if token.strip() and scheme.lower() in {"bearer", "basic", "token"}:
+            found.append(token.strip())
+    # longest first, so a token inside its own "Bearer ..." value is blanked as one piece
+    return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
+
+
+def redact(text: str, request: HttpRequest | None) -> str:
+    """``text`` with every credential of ``request`` (see :data:`SECRET_HEADERS`) blanked."""
+    if request is None:
+        return text
+    for secret in _secrets_of(request.headers):
+        text = text.replace(secret, _REDACTED)
+    return text
+
+
+def _clip(text: str, limit: int = _MAX_REASON) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """One HTTP request as the live stack builds it (bytes in, nothing lazy).
+
+    ``headers`` is a tuple of (name, value) pairs, sent in that order; ``timeout`` is the total
+    deadline in seconds (connection, upload, wait and download together). The repr shows header
+    names only: credential values never reach a log through it.
+    """
+
+    method: str
+    url: str
+    headers: tuple[tuple[str, str], ...] = field(repr=False)
+    body: bytes = field(repr=False)
+    timeout: float
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.method, str) or not self.method.isalpha():
+            raise InputError("method", "an HTTP method such as 'POST'", self.method)
+        if not isinstance(self.url, str) or urlsplit(self.url).scheme not in {"http", "https"}:
+            raise InputError("url", "an http:// or https:// URL", safe_url(str(self.url)))
+        if not isinstance(self.headers, tuple) or not all(
+            isinstance(h, tuple) and len(h) == 2 and all(isinstance(x, str) for x in h)
+            for h in self.headers
+        ):
+            raise InputError(
+                "headers", "a tuple of (name, value) string pairs", type(self.headers).__name__
+            )
+        if not isinstance(self.body, bytes | bytearray):
+            raise InputError("body", "bytes", type(self.body).__name__)
+        object.__setattr__(self, "body", bytes(self.body))
+        if (
+            not isinstance(self.timeout, int | float)
+            or isinstance(self.timeout, bool)
+            or not 0 < self.timeout < float("inf")
+        ):
+            raise InputError("timeout", "a finite number of seconds > 0", self.timeout)
+
+    def __repr__(self) -> str:
+        names = ", ".join(name for name, _ in self.headers)
+        return (
+            f"HttpRequest(method={self.method!r}, url={safe_url(self.url)!r}, "
+            f"headers=[{names}], body=<{len(self.body)} bytes>, timeout={self.timeout!r})"
+        )
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    """One HTTP response: status, headers (lower-case names; repeated ones joined by ``", "``),
+    the whole body and the seconds the request took (``elapsed``)."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes = field(repr=False)
+    elapsed: float
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.status, int) or not 100 <= self.status <= 599:
+            raise InputError("status", "an HTTP status in 100..599", self.status)
+        lowered = {str(k).lower(): str(v) for k, v in self.headers.items()}
+        object.__setattr__(self, "headers", MappingProxyType(lowered))
+
+    def __repr__(self) -> str:
+        return (
+            f"HttpResponse(status={self.status}, headers={dict(self.headers)!r}, "
+            f"body=<{len(self.body)} bytes>, elapsed={self.elapsed:.3f})"
+        )
+
+
+class LiveError(VerdictpackError):
+    """A live request failed; the message says which request and why (never a credential)."""
+
+
+class TransportError(LiveError):
+    """No HTTP response arrived (connection refused, reset or dropped; broken framing; an
+    oversized body). Retryable. ``kind`` names the failure in one word, ``url`` is safe."""
+
+    def __init__(self, kind: str, url: str, detail: str = "") -> None:
+        self.kind = kind
+        self.url = safe_url(url)
+        self.detail = _clip(detail)
+        text = f"{kind} error on {self.url}"
+        super().__init__(f"{text}: {self.detail}" if self.detail else text)
+
+
+class RequestTimeout(TransportError):
+    """The request's total deadline passed before its response was complete. Retryable."""
+
+    def __init__(self, url: str, timeout: float, detail: str = "") -> None:
+        self.timeout = timeout
+        super().__init__("timeout", url, detail or f"no complete response within {timeout:g} s")
+
+
+class HttpStatusError(LiveError):
+    """The endpoint answered a status retrying cannot fix (e.g. 400, 401, 403, 404, 422).
+
+    ``reason`` is the server's own explanation (its JSON ``error.message`` or the body's first
+    characters, credentials redacted, or the standard reason phrase)."""
+
+    def __init__(self, status: int, reason: str, judge: str) -> None:
+        self.status = status
+        self.reason = _clip(reason)
+        self.judge = judge
+        super().__init__(
+            f"judge {judge!r}: the endpoint answered HTTP {status} ({self.reason}); "
+            "not retried: a request it refuses this way will be refused again"
+        )
+
+
+class RetriesExhausted(LiveError):
+    """Every attempt the retry policy allows failed. ``last`` is the last outcome: an HTTP
+    status (with ``reason``) or the last :class:`TransportError`."""
+
+    def __init__(
+        self, judge: str, attempts: int, last: int | TransportError, reason: str = ""
+    ) -> None:
+        self.judge = judge
+        self.attempts = attempts
+        self.last = last
+        self.reason = _clip(reason)
+        if isinstance(last, int):
+            what = f"HTTP {last}" + (f" ({self.reason})" if self.reason else "")
+        else:
+            what = str(last)
+        super().__init__(f"judge {judge!r}: gave up after {attempts} attempts; last: {what}")
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """Sends requests; returns a response for any status, raises :class:`TransportError` when
+    none arrived. ``aclose`` releases connections; a closed transport refuses to send."""
+
+    async def send(self, request: HttpRequest) -> HttpResponse: ...
+
+    async def aclose(self) -> None: ...
+
+
+class _ContextMixin:
+    async def aclose(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class HttpxTransport(_ContextMixin):
+    """:class:`Transport` over ``httpx.AsyncClient`` (needs ``pip install 'verdictpack[live]'``).
+
+    ``max_connections`` bounds the connections in all (keep it at least the endpoint's
+    concurrency, or requests queue for a connection inside their own deadline); ``trust_env``
+    lets httpx read proxy settings and ``.netrc`` from the environment (httpx's default; tests
+    turn it off); ``verify`` is httpx's TLS verification argument. Redirects are not followed:
+    a 3xx comes back as a response like any other status.
+
+    The connections are split into pools of at most ``pool_size`` (one ``AsyncClient`` each),
+    and each request goes to the pool with the most free connections (the first such).
+    httpcore's pool does work proportional to its number of connections on every request (it
+    checks each idle connection's socket), so a single pool of 32 or 64 connections spends more
+    CPU on that bookkeeping than on the requests themselves; small pools keep the cost per
+    request bounded (benchmarks/bench_live_transport.py measures both).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_connections: int = 100,
+        pool_size: int = 8,
+        max_body_bytes: int = 8 * 1024 * 1024,
+        trust_env: bool = True,
+        verify: Any = True,
+    ) -> None:
+        try:
+            import httpx
+        except ImportError:
+            raise UsageError(
+                "live judges need the httpx package: pip install 'verdictpack[live]'"
+            ) from None
+        if not isinstance(max_connections, int) or max_connections < 1:
+            raise InputError("max_connections", "an integer >= 1", max_connections)
+        if not isinstance(pool_size, int) or pool_size < 1:
+            raise InputError("pool_size", "an integer >= 1", pool_size)
+        if not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+            raise InputError("max_body_bytes", "an integer >= 1", max_body_bytes)
+        self._httpx = httpx
+        self._max_body = max_body_bytes
+        self._closed = False
+        sizes = [pool_size] * (max_connections // pool_size)
+        if max_connections % pool_size:
+            sizes.append(max_connections % pool_size)
+        self._clients = [
+            httpx.AsyncClient(
+                limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+                # the total deadline is ours (asyncio.timeout in send); httpx's per-phase
+                # timeouts are set per request to the same value so a dead socket trips them
+                timeout=None,
+                follow_redirects=False,
+                trust_env=trust_env,
+                verify=verify,
+            )
+            for n in sizes
+        ]
+        self._sizes = sizes
+        self._load = [0] * len(self._clients)
+
+    def __repr__(self) -> str:
+        return f"HttpxTransport(pools={len(self._clients)}, closed={self._closed})"
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        if self._closed:
+            raise LiveError("the transport is closed; no request can be sent")
+        httpx = self._httpx
+        free = [n - load for n, load in zip(self._sizes, self._load, strict=True)]
+        pool = free.index(max(free))
+        self._load[pool] += 1
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(request.timeout):
+                async with self._clients[pool].stream(
+                    request.method,
+                    request.url,
+                    headers=list(request.headers),
+                    content=request.body,
+                    timeout=httpx.Timeout(request.timeout),
+                ) as resp:
+                    chunks: list[bytes] = []
+                    size = 0
+                    async for chunk in resp.aiter_bytes():
+                        size += len(chunk)
+                        if size > self._max_body:
+                            raise TransportError(
+                                "oversized",
+                                request.url,
+                                f"response body above {self._max_body} bytes",
+                            )
+                        chunks.append(chunk)
+                    status = resp.status_code
+                    headers = {k.lower(): v for k, v in resp.headers.items()}
+        except TimeoutError:
+            raise RequestTimeout(request.url, request.timeout) from None
+        except httpx.TimeoutException as exc:
+            raise RequestTimeout(
+                request.url,
+                request.timeout,
+                redact(f"{type(exc).__name__}: {exc}", request),
+            ) from None
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+            # a malformed endpoint is a configuration fault: retrying cannot help
+            raise LiveError(
+                f"cannot send to {safe_url(request.url)}: {redact(str(exc), request)}"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise TransportError(
+                _kind_of(httpx, exc), request.url, redact(f"{type(exc).__name__}: {exc}", request)
+            ) from None
+        except RuntimeError as exc:
+            # httpx raises RuntimeError when the client was closed under a pending request
+            raise LiveError(f"the transport failed: {redact(str(exc), request)}") from None
+        finally:
+            self._load[pool] -= 1
+        return HttpResponse(status, headers, b"".join(chunks), time.perf_counter() - started)
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            for client in self._clients:
+                await client.aclose()
+
+
+def _kind_of(httpx: Any, exc: Exception) -> str:
+    if isinstance(exc, httpx.ConnectError):
+        return "connect"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "dropped"
+    if isinstance(exc, httpx.ProtocolError):
+        return "protocol"
+    if isinstance(exc, httpx.ProxyError):
+        return "proxy"
+    if isinstance(exc, httpx.DecodingError):
+        return "decoding"
+    if isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.CloseError):
+        return "network"
+    return "transport"
+
+
+Handler = Callable[[HttpRequest], HttpResponse | Awaitable[HttpResponse]]
+
+
+class MockTransport(_ContextMixin):
+    """:class:`Transport` whose network is a function: ``handler(request)`` returns an
+    :class:`HttpResponse` or raises :class:`TransportError`; it may be sync or async.
+
+    ``requests`` lists every request sent, in order (for assertions)."""
+
+    def __init__(self, handler: Handler) -> None:
+        if not callable(handler):
+            raise InputError("handler", "a callable HttpRequest -> HttpResponse", handler)
+        self._handler = handler
+        self._closed = False
+        self.requests: list[HttpRequest] = []
+
+    def __repr__(self) -> str:
+        return f"MockTransport(sent={len(self.requests)}, closed={self._closed})"
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        if self._closed:
+            raise LiveError("the transport is closed; no request can be sent")
+        self.requests.append(request)
+        result = self._handler(request)
+        if inspect.isawaitable(result):
+            result = await result
+        if not isinstance(result, HttpResponse):
+            raise InputError(
+                "handler", "a function returning an HttpResponse", type(result).__name__
+            )
+        return result
+
+    async def aclose(self) -> None:
+        self._closed = True

@@ -1,0 +1,635 @@
+"""An OpenAI-compatible chat-completions server for the tests of live judges (stdlib only).
+
+``with serve(config) as base_url:`` starts it on 127.0.0.1 on a free port (in a thread, or with
+``process=True`` in a subprocess so a benchmark's client does not share the GIL with it) and
+stops it when the block exits. ``base_url`` is a ``str`` (``http://127.0.0.1:PORT/v1``) that also
+carries the server's counters: ``base_url.counts()``.
+
+HTTP: HTTP/1.1 with keep-alive (``Connection: close`` and HTTP/1.0 honoured), bodies framed by
+Content-Length only (chunked uploads are refused with 411). Endpoints:
+
+* ``POST /v1/chat/completions``: a ``chat.completion`` JSON answer (below);
+* ``GET /v1/models``: the configured judges as an OpenAI model list;
+* ``GET /_stats``: the counters as JSON (how a subprocess server is read).
+
+Every loop is bounded: the server lives at most ``config.lifetime`` seconds; a connection
+serves at most ``MAX_REQUESTS_PER_CONNECTION`` requests and is closed after ``idle_timeout``
+seconds without one; head and body sizes are capped; stopping cancels every open connection
+(a stalled one included) and joins the thread or process with a timeout. A subprocess server
+also stops when its parent's end of the pipe closes (the parent died).
+
+Which item is shown first. The prompt text (every message's content, concatenated) is searched
+for each text of ``config.items`` (a mapping item text -> is it the treatment); the item found
+earliest is the first shown (at the same position, the longer text wins, so an item that is a
+prefix of the other is not mistaken for it). Without a match the server looks for the markers
+``<<treatment>>`` and ``<<null>>`` (whichever comes first); without either the request is
+answered at random (first or second with probability 1/2) and counted ``unmatched``.
+
+The answer. The judge is ``body["model"]``, looked up in ``config.judges`` (unknown: 404
+``model_not_found``). Its :class:`Sheet` gives ``rate`` = P(prefers the treatment) and
+``position_bias`` b: P(prefers the treatment) is ``rate + b`` when the treatment is shown first
+and ``rate - b`` when it is shown second (clipped to [0, 1]); with probability ``invalid`` the
+answer names no label ("Both responses are equally good."). The label sent is
+``config.labels[0]`` for the first-shown item, ``labels[1]`` for the second. With
+``deterministic=True`` every draw is a function of SHA-256(seed, what is drawn, request body):
+the same request body always gets the same answer (faults also hash the attempt number, see
+below); with ``deterministic=False`` draws come from ``random.Random(seed)`` in arrival order.
+
+Response shape (OpenAI's): ``choices[0].message.content`` is the label; when the request
+carries ``response_format`` (json_schema / json_object), ``guided_json``, ``json_schema`` or
+``structured_outputs.json`` it is the JSON text ``{"choice": label}``. With
+``"logprobs": true`` the choice carries ``logprobs.content[i]`` entries ``{token, logprob,
+bytes, top_logprobs: [{token, logprob, bytes}, ...]}`` with ``top_logprobs`` (0..20) alternatives:
+for a plain answer the first token is the label sent, with probability q uniform in [0.55, 0.95),
+the other label (1 - q) * 0.9, filler words the rest (so logprobs agree with the sampled label);
+for a JSON answer the first token is ``{"``; for an invalid answer no label is among them.
+``usage`` counts prompt characters / 4 and one completion token.
+
+Faults, each with a configured probability (:class:`Faults`), drawn from SHA-256(seed, body,
+attempt) where ``attempt`` counts how often this exact body has arrived (1 for the first time):
+a retry of a faulted request draws afresh, so retries converge; ``max_faulty_attempt`` makes
+every attempt after it clean. In order of the cumulative draw: ``rate_limit`` (429 with
+``Retry-After: retry_after`` and, if set, ``retry-after-ms``), ``server_error`` (500 or 503,
+half each), ``stall`` (no answer for ``stall_seconds``, then the connection closes: beyond the
+client's timeout), ``drop`` (the connection closes without a response), ``malformed`` (200 with
+a JSON body cut in half). Independently every answer may wait uniform [0, ``max_delay``] seconds,
+plus the fixed ``latency``. ``api_key`` set: requests without ``Authorization: Bearer <key>`` get
+401 (``echo_key_in_errors`` puts the received header value in the error message, as careless
+servers do: what the client's redaction is tested against).
+
+Counters (``counts()``): ``requests`` (complete requests read), ``connections``, one per outcome
+(``ok``, ``rate_limited``, ``server_error``, ``stall``, ``drop``, ``malformed``,
+``unauthorized``, ``unknown_model``, ``bad_request``, ``not_found``), ``unmatched``, and the
+answers ``first``/``second``/``invalid`` and ``prefers_treatment``/``prefers_null``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import math
+import os
+import random
+import select
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Faults", "ServedUrl", "ServerConfig", "Sheet", "serve"]
+
+MAX_REQUESTS_PER_CONNECTION = 100_000
+MAX_HEAD_BYTES = 64 * 1024
+MAX_BODY_BYTES = 4 * 1024 * 1024
+CHAT_PATH = "/v1/chat/completions"
+FILLERS = ("The", "Answer", "Both", "I", "Neither", "Response", "It", "Option", "Based", "In")
+INVALID_ANSWER = "Both responses are equally good."
+CREATED = 1_700_000_000  # a fixed timestamp: answers are byte-reproducible
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A judge's character sheet: P(prefers the treatment), position bias, invalid rate."""
+
+    rate: float = 0.5
+    position_bias: float = 0.0
+    invalid: float = 0.0
+    model_id: str | None = None  # the "model" the answers report (default: the one asked)
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Probabilities of each fault (their sum at most 1) and their parameters."""
+
+    rate_limit: float = 0.0
+    retry_after: str = "0"
+    retry_after_ms: str | None = None
+    server_error: float = 0.0
+    stall: float = 0.0
+    stall_seconds: float = 5.0
+    drop: float = 0.0
+    malformed: float = 0.0
+    max_delay: float = 0.0
+    max_faulty_attempt: int | None = None
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything the server does; see the module docstring."""
+
+    judges: Mapping[str, Sheet] = field(default_factory=lambda: {"judge": Sheet()})
+    seed: int = 0
+    deterministic: bool = True
+    faults: Faults = field(default_factory=Faults)
+    items: Mapping[str, bool] = field(default_factory=dict)
+    labels: tuple[str, str] = ("A", "B")
+    api_key: str | None = None
+    echo_key_in_errors: bool = False
+    latency: float = 0.0
+    lifetime: float = 600.0
+    idle_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        f = self.faults
+        total = f.rate_limit + f.server_error + f.stall + f.drop + f.malformed
+        if not 0 <= total <= 1:
+            raise ValueError(f"fault probabilities must sum to at most 1; received {total}")
+        if self.lifetime <= 0 or not math.isfinite(self.lifetime):
+            raise ValueError(f"lifetime must be a finite number > 0; received {self.lifetime}")
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServerConfig:
+        data = json.loads(text)
+        data["judges"] = {k: Sheet(**v) for k, v in data["judges"].items()}
+        data["faults"] = Faults(**data["faults"])
+        data["labels"] = tuple(data["labels"])
+        return cls(**data)
+
+
+class ServedUrl(str):
+    """The base URL of a running server (``http://127.0.0.1:PORT/v1``) with its counters."""
+
+    _counts: Any
+
+    def __new__(cls, url: str, counts: Any) -> ServedUrl:
+        obj = super().__new__(cls, url)
+        obj._counts = counts
+        return obj
+
+    def counts(self) -> dict[str, int]:
+        """A snapshot of the counters (module docstring)."""
+        return dict(self._counts())
+
+    @property
+    def chat_url(self) -> str:
+        return f"{self}/chat/completions"
+
+
+def _json_bytes(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def _error(status: int, message: str, kind: str, code: str | None = None) -> tuple[int, bytes]:
+    return status, _json_bytes({"error": {"message": message, "type": kind, "code": code}})
+
+
+_PHRASES = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    411: "Length Required",
+    413: "Content Too Large",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+class _Drop(Exception):
+    """Close the connection without answering."""
+
+
+class _Server:
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._counts: Counter[str] = Counter()
+        self._seen: Counter[bytes] = Counter()
+        self._rng = random.Random(config.seed)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._seed = str(int(config.seed)).encode()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.stop_event: asyncio.Event | None = None
+        self.port = 0
+
+    # ---- counters -------------------------------------------------------------------------
+    def count(self, key: str, n: int = 1) -> None:
+        with self._lock:
+            self._counts[key] += n
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._counts)
+
+    # ---- draws ----------------------------------------------------------------------------
+    def _draw(self, tag: bytes, body: bytes, attempt: int = 0) -> float:
+        if not self.config.deterministic:
+            return self._rng.random()
+        h = hashlib.sha256(self._seed + b"\n" + tag + b"\n" + str(attempt).encode() + b"\n")
+        h.update(body)
+        return int.from_bytes(h.digest()[:8], "big") / 2.0**64
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    async def run(self, ready: threading.Event) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.stop_event = asyncio.Event()
+        server = await asyncio.start_server(
+            self._connection, "127.0.0.1", 0, limit=MAX_HEAD_BYTES, backlog=1024
+        )
+        self.port = server.sockets[0].getsockname()[1]
+        ready.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop_event.wait(), self.config.lifetime)
+        server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.wait_closed(), 5.0)
+
+    def stop(self) -> None:
+        if self.loop is not None and self.stop_event is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended (lifetime)
+                self.loop.call_soon_threadsafe(self.stop_event.set)
+
+    # ---- HTTP -----------------------------------------------------------------------------
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        self.count("connections")
+        dropped = False
+        try:
+            for _ in range(MAX_REQUESTS_PER_CONNECTION):
+                if not await self._one_request(reader, writer):
+                    break
+        except (_Drop, asyncio.CancelledError):
+            # a drop fault, or the server stopping: end the task quietly (a cancelled
+            # connection task would make asyncio log a traceback)
+            dropped = True
+        except (ConnectionError, TimeoutError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+            if dropped:
+                writer.transport.abort()  # no response, no orderly shutdown
+            else:
+                writer.close()  # flushes what was written, then closes
+
+    async def _one_request(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Serve one request; False when the connection is to close."""
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.config.idle_timeout)
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            return False
+        lines = head.decode("latin-1").split("\r\n")
+        try:
+            method, target, version = lines[0].split(" ", 2)
+        except ValueError:
+            return False
+        headers: dict[str, str] = {}
+        for line in lines[1:101]:
+            if ":" in line:
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+        keep = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+        if "transfer-encoding" in headers:
+            await self._write(
+                writer, 411, _error(411, "chunked bodies are not supported", "x")[1], False
+            )
+            return False
+        try:
+            length = int(headers.get("content-length", "0"))
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY_BYTES:
+            await self._write(writer, 413, _error(413, "bad Content-Length", "x")[1], False)
+            return False
+        body = await asyncio.wait_for(reader.readexactly(length), self.config.idle_timeout)
+        self.count("requests")
+        status, payload, extra = await self._route(method, target, headers, body)
+        await self._write(writer, status, payload, keep, extra)
+        return keep
+
+    async def _write(
+        self,
+        writer: asyncio.StreamWriter,
+        status: int,
+        payload: bytes,
+        keep: bool,
+        extra: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        head = [
+            f"HTTP/1.1 {status} {_PHRASES.get(status, 'Status')}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(payload)}",
+            f"Connection: {'keep-alive' if keep else 'close'}",
+            *(f"{k}: {v}" for k, v in extra),
+        ]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
+        await writer.drain()
+
+    async def _route(
+        self, method: str, target: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, bytes, tuple[tuple[str, str], ...]]:
+        path = target.split("?", 1)[0]
+        if path == "/_stats" and method == "GET":
+            return 200, _json_bytes(self.snapshot()), ()
+        if path == "/v1/models" and method == "GET":
+            models = [{"id": m, "object": "model", "owned_by": "test"} for m in self.config.judges]
+            return 200, _json_bytes({"object": "list", "data": models}), ()
+        if path != CHAT_PATH:
+            self.count("not_found")
+            return (*_error(404, f"no route {path}", "invalid_request_error"), ())
+        if method != "POST":
+            self.count("bad_request")
+            return (*_error(405, f"{method} is not allowed here", "invalid_request_error"), ())
+        return await self._chat(headers, body)
+
+    async def _chat(
+        self, headers: dict[str, str], body: bytes
+    ) -> tuple[int, bytes, tuple[tuple[str, str], ...]]:
+        cfg = self.config
+        if cfg.api_key is not None and headers.get("authorization") != f"Bearer {cfg.api_key}":
+            self.count("unauthorized")
+            received = headers.get("authorization", "(none)")
+            message = (
+                f"Incorrect API key provided: {received}."
+                if cfg.echo_key_in_errors
+                else "Incorrect API key provided."
+            )
+            return (*_error(401, message, "invalid_request_error", "invalid_api_key"), ())
+        try:
+            request = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            request = None
+        if (
+            not isinstance(request, dict)
+            or not isinstance(request.get("model"), str)
+            or not isinstance(request.get("messages"), list)
+        ):
+            self.count("bad_request")
+            return (
+                *_error(
+                    400, "expected a JSON object with model and messages", "invalid_request_error"
+                ),
+                (),
+            )
+        model = request["model"]
+        sheet = cfg.judges.get(model)
+        if sheet is None:
+            self.count("unknown_model")
+            return (
+                *_error(
+                    404,
+                    f"The model `{model}` does not exist",
+                    "invalid_request_error",
+                    "model_not_found",
+                ),
+                (),
+            )
+        fault = self._fault(body)
+        faults = cfg.faults
+        wait = cfg.latency + (
+            self._draw(b"delay", body) * faults.max_delay if faults.max_delay else 0
+        )
+        if wait > 0:
+            await asyncio.sleep(wait)
+        if fault == "rate_limited":
+            self.count(fault)
+            extra = [("Retry-After", faults.retry_after)]
+            if faults.retry_after_ms is not None:
+                extra.append(("retry-after-ms", faults.retry_after_ms))
+            return (
+                *_error(429, "Rate limit reached for requests", "requests", "rate_limit_exceeded"),
+                tuple(extra),
+            )
+        if fault == "server_error":
+            self.count(fault)
+            status = 500 if self._draw(b"which-error", body) < 0.5 else 503
+            return (*_error(status, "The server had an error", "server_error"), ())
+        if fault == "stall":
+            self.count(fault)
+            await asyncio.sleep(faults.stall_seconds)
+            raise _Drop
+        if fault == "drop":
+            self.count(fault)
+            raise _Drop
+        payload = self._answer(request, sheet, body)
+        if fault == "malformed":
+            self.count(fault)
+            return 200, payload[: len(payload) // 2], ()
+        self.count("ok")
+        return 200, payload, ()
+
+    def _fault(self, body: bytes) -> str | None:
+        f = self.config.faults
+        key = hashlib.sha256(body).digest()
+        with self._lock:
+            self._seen[key] += 1
+            attempt = self._seen[key]
+        if f.max_faulty_attempt is not None and attempt > f.max_faulty_attempt:
+            return None
+        u = self._draw(b"fault", body, attempt)
+        for name, p in (
+            ("rate_limited", f.rate_limit),
+            ("server_error", f.server_error),
+            ("stall", f.stall),
+            ("drop", f.drop),
+            ("malformed", f.malformed),
+        ):
+            if u < p:
+                return name
+            u -= p
+        return None
+
+    # ---- the answer -----------------------------------------------------------------------
+    def _first_is_treatment(self, text: str) -> bool | None:
+        best: tuple[int, int, bool] | None = None
+        for item, is_treatment in self.config.items.items():
+            i = text.find(item)
+            if i >= 0:
+                cand = (i, -len(item), bool(is_treatment))
+                if best is None or cand < best:
+                    best = cand
+        if best is not None:
+            return best[2]
+        t, n = text.find("<<treatment>>"), text.find("<<null>>")
+        if t >= 0 and (n < 0 or t < n):
+            return True
+        if n >= 0:
+            return False
+        return None
+
+    def _answer(self, request: dict[str, Any], sheet: Sheet, body: bytes) -> bytes:
+        cfg = self.config
+        text = "\n".join(_content_text(m) for m in request["messages"] if isinstance(m, dict))
+        first_is_treatment = self._first_is_treatment(text)
+        u = self._draw(b"answer", body)
+        if self._draw(b"invalid", body) < sheet.invalid:
+            position = "invalid"
+        elif first_is_treatment is None:
+            self.count("unmatched")
+            position = "first" if u < 0.5 else "second"
+        else:
+            bias = sheet.position_bias if first_is_treatment else -sheet.position_bias
+            prefers_treatment = u < min(1.0, max(0.0, sheet.rate + bias))
+            self.count("prefers_treatment" if prefers_treatment else "prefers_null")
+            position = "first" if prefers_treatment == first_is_treatment else "second"
+        self.count(position)
+        label = {"first": cfg.labels[0], "second": cfg.labels[1]}.get(position)
+        structured = _wants_json(request)
+        if label is None:
+            content = INVALID_ANSWER
+        elif structured:
+            content = json.dumps({"choice": label})
+        else:
+            content = label
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "logprobs": None,
+            "finish_reason": "stop",
+        }
+        if request.get("logprobs") is True:
+            k = request.get("top_logprobs", 0)
+            k = max(0, min(20, k)) if isinstance(k, int) else 0
+            q = 0.55 + 0.4 * self._draw(b"confidence", body)
+            if label is None:
+                first_token, ranked = "Both", [(t, 0.6 / (i + 1)) for i, t in enumerate(FILLERS)]
+            elif structured:
+                first_token, ranked = '{"', [('{"', 0.99), ("{", 0.01)]
+            else:
+                other = cfg.labels[1] if label == cfg.labels[0] else cfg.labels[0]
+                rest = (1 - q) * 0.1 / len(FILLERS)
+                first_token = label
+                ranked = [(label, q), (other, (1 - q) * 0.9), *((t, rest) for t in FILLERS)]
+            top = [_logprob(t, p) for t, p in ranked[:k]]
+            p_first = dict(ranked).get(first_token, 0.5)
+            choice["logprobs"] = {
+                "content": [{**_logprob(first_token, p_first), "top_logprobs": top}],
+                "refusal": None,
+            }
+        answer = {
+            "id": "chatcmpl-" + hashlib.sha256(self._seed + body).hexdigest()[:24],
+            "object": "chat.completion",
+            "created": CREATED,
+            "model": sheet.model_id or request["model"],
+            "system_fingerprint": "fp_verdictpack_test",
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": max(1, len(text) // 4),
+                "completion_tokens": 1,
+                "total_tokens": max(1, len(text) // 4) + 1,
+            },
+        }
+        return _json_bytes(answer)
+
+
+def _logprob(token: str, p: float) -> dict[str, Any]:
+    return {"token": token, "logprob": math.log(p), "bytes": list(token.encode())}
+
+
+def _content_text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def _wants_json(request: Mapping[str, Any]) -> bool:
+    fmt = request.get("response_format")
+    if isinstance(fmt, dict) and fmt.get("type") in {"json_schema", "json_object"}:
+        return True
+    if "guided_json" in request or "json_schema" in request:
+        return True
+    so = request.get("structured_outputs")
+    return isinstance(so, dict) and "json" in so
+
+
+# ---- running it -------------------------------------------------------------------------------
+@contextlib.contextmanager
+def serve(config: ServerConfig, *, process: bool = False) -> Iterator[ServedUrl]:
+    """Run a server for the duration of the block; yields its base URL (with ``counts()``)."""
+    if process:
+        with _serve_process(config) as url:
+            yield url
+        return
+    server = _Server(config)
+    ready = threading.Event()
+    thread = threading.Thread(
+        target=asyncio.run, args=(server.run(ready),), name="oai-test-server", daemon=True
+    )
+    thread.start()
+    try:
+        if not ready.wait(10.0):
+            raise RuntimeError("the test server did not start within 10 s")
+        yield ServedUrl(f"http://127.0.0.1:{server.port}/v1", server.snapshot)
+    finally:
+        server.stop()
+        thread.join(10.0)
+
+
+def _fetch_stats(origin: str) -> dict[str, int]:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(f"{origin}/_stats", timeout=10) as resp:
+        data: dict[str, int] = json.loads(resp.read())
+    return data
+
+
+@contextlib.contextmanager
+def _serve_process(config: ServerConfig) -> Iterator[ServedUrl]:
+    proc = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), config.to_json()],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        if proc.stdout is None:
+            raise RuntimeError("no pipe to the test server process")
+        ready, _, _ = select.select([proc.stdout], [], [], 20.0)
+        line = proc.stdout.readline().decode().strip() if ready else ""
+        if not line.isdigit():
+            raise RuntimeError(f"the test server process did not start (said {line!r})")
+        origin = f"http://127.0.0.1:{line}"
+        yield ServedUrl(f"{origin}/v1", lambda: _fetch_stats(origin))
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()  # the child stops when its stdin closes
+        try:
+            proc.wait(10.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10.0)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def _main(config_json: str) -> None:
+    server = _Server(ServerConfig.from_json(config_json))
+    ready = threading.Event()
+
+    def announce_then_watch() -> None:
+        if not ready.wait(10.0):
+            return
+        sys.stdout.write(f"{server.port}\n")
+        sys.stdout.flush()
+        sys.stdin.buffer.read()  # returns at EOF: the parent closed the pipe or died
+        server.stop()
+
+    threading.Thread(target=announce_then_watch, daemon=True).start()
+    asyncio.run(server.run(ready))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1])
