@@ -69,6 +69,17 @@ def _run_parser() -> _Parser:
     p.add_argument("--executor", choices=("local", "dask"), default="local")
     p.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
     p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--plan",
+        action="store_true",
+        help="a study: print every route's projected cost and P(a verdict within the budget), "
+        "simulated from the judges' sheets; nothing is sent, nothing written",
+    )
+    p.add_argument(
+        "--sheets",
+        metavar="FILE",
+        help="with --plan: a fitted_panel.json of a previous study (default: the judges' priors)",
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
 
@@ -178,6 +189,27 @@ def _run_live(
     return {}
 
 
+def _plan(config: str, sheets: str | None) -> int:
+    from verdictpack.config._compiler import load_source, parse_config
+    from verdictpack.kinds._study_live import plan_study
+    from verdictpack.render._study import render_plan
+
+    source = load_source(config)
+    raw = source.json()
+    if not isinstance(raw, dict) or raw.get("kind") != "study":
+        raise UsageError("--plan: expected a study config (kind study)")
+    layer = load_layer("study")
+    parsed = parse_config(source, layer.model, layer.rules)
+    data = None
+    if sheets is not None:
+        block = load_source(sheets).json()
+        if not isinstance(block, dict):
+            raise UsageError(f"--sheets {sheets}: expected a fitted_panel.json object")
+        data = block
+    sys.stdout.write(render_plan(plan_study(parsed, source, data)))
+    return 0
+
+
 def _status(argv: Sequence[str]) -> int:
     from verdictpack.kinds._study_live import status_lines
 
@@ -245,6 +277,8 @@ def _dispatch(argv: Sequence[str]) -> int:
         )
         return int(module.cli(list(argv[1:])))
     args = _run_parser().parse_args(argv)
+    if args.plan or args.sheets:
+        return _plan(args.config, args.sheets)
     files = run_config(
         args.config,
         args.out,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -378,3 +379,165 @@ def status_lines(out: str | Path) -> list[str]:
             f"sent ({rate:.1f}/s), {d['cached']:,} answers from the ledger"
         )
     return lines
+
+
+# ----------------------------------------------------------------------------------------------
+# --plan: what the study would cost, spending nothing
+# ----------------------------------------------------------------------------------------------
+
+PLAN_SPRT_BETA = 0.2
+MAX_PLAN_ROOTS = 1_000_000
+PLAN_FIXED_N_POWER = 0.8
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """The projected routes of a study under its judges' sheets (all simulated)."""
+
+    construct: Any
+    sheets_source: str
+    panel: dict[str, Any]
+    cost_per_root: float
+    roots_available: int
+    human_coverage: float
+    oc: Any  # ScenarioOC of the sheets' world under every route
+    budget: float | None
+    roots_within_budget: int | None
+    within_budget: Any  # RootsToGo: P(a verdict within the budget's roots), or None
+
+
+def _sheet_panel(
+    config: StudyConfig, sheets: Mapping[str, Any] | None, call_costs: Mapping[str, float]
+) -> tuple[dict[str, Any], str]:
+    """The panel block to plan with: a previous study's fitted panel (``sheets``) or the
+    judges' priors; every registered judge needs a sheet."""
+    if sheets is not None:
+        block = dict(sheets.get("panel", sheets))
+        by_name = {j["name"]: dict(j) for j in block.get("judges", [])}
+        source = "sheets fitted by a previous study (--sheets)"
+    else:
+        by_name = {
+            j.name: {"name": j.name, **j.prior.model_dump()}
+            for j in config.panel.judges
+            if j.prior is not None
+        }
+        block = {
+            "name": f"{config.panel.name} (priors)",
+            "latent_correlation": config.panel.latent_correlation or 0.0,
+        }
+        source = "the judges' priors in the config"
+    missing = [j.name for j in config.panel.judges if j.name not in by_name]
+    if missing:
+        raise UsageError(
+            "--plan: every registered judge needs a character sheet to simulate from; none for "
+            + ", ".join(missing)
+            + " (give each a `prior` in the config, or --sheets FILE with a fitted_panel.json)"
+        )
+    judges = []
+    for j in config.panel.judges:
+        sheet = by_name[j.name]
+        judges.append(
+            {
+                "name": j.name,
+                "role": sheet.get("role", "judge"),
+                "baseline_rate": sheet["baseline_rate"],
+                "lean_h": sheet.get("lean_h", 0.0),
+                "noise": sheet.get("noise", 0.0),
+                "position_bias": sheet.get("position_bias", 0.0),
+                "cost_per_judgment": call_costs.get(j.name, 0.0),
+            }
+        )
+    return {
+        "name": block.get("name", "plan"),
+        "latent_correlation": block.get("latent_correlation", 0.0),
+        "judges": judges,
+    }, source
+
+
+def plan_study(
+    config: StudyConfig,
+    source: ConfigSource,
+    sheets: Mapping[str, Any] | None = None,
+    replicates: int = 2000,
+) -> StudyPlan:
+    """Every route of the study simulated from the judges' sheets in the world they describe
+    (effect scale 1), at the live judges' worst-case call prices; nothing is sent."""
+    from verdictpack._rng import stream
+    from verdictpack.config._blocks import HumanSpec, PanelSpec, RoutesSpec
+    from verdictpack.evidence.live._prices import max_call_cost
+    from verdictpack.evidence.live._prompts import render_messages
+    from verdictpack.simulate._continuation import roots_to_go
+    from verdictpack.simulate._judges import TruthScenario
+    from verdictpack.simulate._panels import build_panel
+    from verdictpack.simulate._routes import route_design, simulate_scenario
+
+    prep = prepare_study(config, source)
+    construct = compile_construct(config.construct_spec)
+    sequential = build_sequential(config.sequential)
+    judges = live_judges(config, environ={k: "planning" for k in _key_vars(config)})
+    sample = next((s for s in prep.data.stimuli if s.id in set(prep.order)), None)
+    call_costs: dict[str, float] = {}
+    for j in judges:
+        messages = render_messages(j.prompt, sample, "treatment_first") if sample else []
+        tokens = math.ceil(sum(len(m["content"]) for m in messages) / 3) + 16
+        call_costs[j.name] = max_call_cost(j.price, tokens, j.sampling.max_tokens)
+    block, source_text = _sheet_panel(config, sheets, call_costs)
+    panel = build_panel(PanelSpec.model_validate(block))
+    per_root = sum(call_costs.values()) * config.panel.trials * 2
+    scores = _scores(config, prep)
+    has_h = ~np.isnan(scores.human)
+    coverage = float(has_h.mean()) if has_h.size else 0.0
+    n_h = config.humans.judgments_per_root or 1
+    design = route_design(
+        construct,
+        panel,
+        HumanSpec(judgments_per_root=n_h, cost_per_judgment=0.0),
+        sequential,
+        RoutesSpec(sprt_beta=PLAN_SPRT_BETA, fixed_n_power=PLAN_FIXED_N_POWER),
+    )
+    scenario = TruthScenario(name="the sheets' world", effect_scale=1.0)
+    oc = simulate_scenario(design, scenario, config.seed, "study/plan", replicates)
+    budget = config.budget.judges
+    horizon = min(sequential.cap_roots, len(prep.order))
+    within = None
+    roots_budget = None
+    if budget is not None and per_root > 0:
+        roots_budget = min(int(budget // per_root), MAX_PLAN_ROOTS)
+        horizon = min(horizon, roots_budget)
+    if horizon >= 1:
+        within = roots_to_go(
+            np.zeros(0),
+            np.zeros(0),
+            sequential.construction,
+            construct.per_tail_alpha,
+            sequential.spec,
+            construct.governing_threshold_h,
+            panel,
+            construct.human_baseline_rate,
+            n_h,
+            max(coverage, 1e-9),
+            max(100, replicates // 2),
+            horizon,
+            stream(config.seed, "study/plan/budget"),
+            effect_scale=1.0,
+        )
+    return StudyPlan(
+        construct=construct,
+        sheets_source=source_text,
+        panel=block,
+        cost_per_root=per_root,
+        roots_available=len(prep.order),
+        human_coverage=coverage,
+        oc=oc,
+        budget=budget,
+        roots_within_budget=roots_budget,
+        within_budget=within,
+    )
+
+
+def _key_vars(config: StudyConfig) -> list[str]:
+    return [
+        j.endpoint.api_key_env
+        for j in config.panel.judges
+        if j.endpoint is not None and j.endpoint.api_key_env is not None
+    ]

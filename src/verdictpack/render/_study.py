@@ -8,7 +8,18 @@ from typing import Any
 
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._study import StudyPrepared, StudyResult
-from verdictpack.render._markdown import construct_block, fmt_alpha, fmt_money, fmt_p, fmt_x, table
+from verdictpack.kinds._study_live import StudyPlan
+from verdictpack.render._markdown import (
+    construct_block,
+    cost_table,
+    fmt_alpha,
+    fmt_money,
+    fmt_p,
+    fmt_x,
+    guarantees_table,
+    oc_table,
+    table,
+)
 
 _TRACK_HEADERS = [
     "track",
@@ -289,3 +300,39 @@ def render_validation(prep: StudyPrepared, config_name: str) -> str:
         f"  reader audit: {len(prep.data.readings) // 2:,} roots read twice",
     ]
     return "\n".join(lines) + "\n"
+
+
+def render_plan(plan: StudyPlan) -> str:
+    """``verdictpack STUDY --plan``: the projected routes, spending nothing (all simulated)."""
+    oc = plan.oc
+    out = [f"# verdictpack study plan — {plan.construct.name}", ""]
+    out.append(
+        f"Simulated from {plan.sheets_source}, in the world they describe (true h "
+        f"{fmt_x(oc.true_h)}: model rate {fmt_p(oc.mu_model)}, human rate {fmt_p(oc.mu_human)}); "
+        f"{oc.replicates:,} replicates per route. Nothing was sent to any endpoint.\n"
+    )
+    out.append(
+        f"Worst-case cost of one root's live judgments: {plan.cost_per_root:.6g} "
+        f"(every live judge, both orders, every trial, at the price's upper estimate); "
+        f"{plan.roots_available:,} admitted roots; humans (from the files) on "
+        f"{fmt_p(plan.human_coverage)} of them (the routes below assume humans on every root).\n"
+    )
+    w = plan.within_budget
+    if w is not None:
+        binds = [f"{w.max_extra_roots:,} roots (the cap and the admitted roots allow"]
+        if plan.roots_within_budget is not None:
+            binds.append(
+                f"; the judges' budget {plan.budget:.6g} covers {plan.roots_within_budget:,})"
+            )
+        else:
+            binds.append("; no budget set)")
+        out.append(
+            f"**P(a registered verdict within {''.join(binds)} = {w.p_verdict.value:.3f}** "
+            f"(simulated, MCSE {w.p_verdict.mcse:.3f}, {w.replicates:,} replicates, at the "
+            "observed human coverage).\n"
+        )
+    out.append("## Every route\n")
+    out.append(oc_table(oc))
+    out.append(cost_table(oc))
+    out.append(guarantees_table(oc))
+    return "\n".join(out).rstrip() + "\n"
