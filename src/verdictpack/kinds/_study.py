@@ -351,6 +351,7 @@ class StudyResult:
     judges_report: JudgesReport
     roots_to_go: RootsToGo | None
     costs: tuple[StudyCost, ...]
+    currency: str
     provenance: Provenance
     # bulk data, rendered as files of their own (evidence.jsonl, judgments.csv,
     # reader_audit.csv, root_order.txt), never into results.json; the evidence rows hold plain
@@ -896,6 +897,7 @@ def run_study(
         judges_report=report,
         roots_to_go=to_go,
         costs=_costs(config, prep, values, int(roots_run), len(prep.data.readings)),
+        currency=config.currency,
         evidence=tuple(rows),
         provenance=provenance(source, "study", config.seed, settings),
         table=prep.table,

@@ -271,6 +271,9 @@ class StudyConfig(StrictModel):
     policy: PolicySpec = Field(default_factory=PolicySpec)
     planning: PlanningSpec = Field(default_factory=PlanningSpec)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    currency: str = Field(
+        default="USD", min_length=1, max_length=12, description="the unit of every price and cost"
+    )
 
 
 def _relative(value: Any) -> str | None:

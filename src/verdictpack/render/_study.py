@@ -214,7 +214,7 @@ def render_study_report(r: StudyResult) -> str:
     out.append("## Cost\n")
     out.append(
         table(
-            ["route", "line", "touches", "cost"],
+            ["route", "line", "touches", f"cost ({r.currency})"],
             [
                 [c.route, c.line, f"{float(c.touches.value):,.0f}", fmt_money(c.cost)]
                 for c in r.costs

@@ -883,7 +883,12 @@ class _ReportMapper:
             self.study_judges(t)
         elif kind == "study" and h[:3] == ("judge", "judge", "shared judgments"):
             self.study_agreement(t)
-        elif kind == "study" and h == ("route", "line", "touches", "cost"):
+        elif (
+            kind == "study"
+            and h[:3] == ("route", "line", "touches")
+            and h[3:4]
+            and h[3].startswith("cost")
+        ):
             self.study_costs(t)
         elif kind == "study" and h == ("quantile", "more roots"):
             self.study_roots_to_go(t)

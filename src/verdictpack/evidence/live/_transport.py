@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from verdictpack._errors import InputError, UsageError, VerdictpackError
@@ -251,30 +252,15 @@ class Transport(Protocol):
     async def aclose(self) -> None: ...
 
 
-class _ContextMixin:
-    async def aclose(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    async def __aenter__(self) -> Any:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class HttpxTransport(_ContextMixin):
+class HttpxTransport:
     """:class:`Transport` over ``httpx.AsyncClient`` (needs ``pip install 'verdictpack[live]'``).
 
     ``max_connections`` bounds the connections in all (keep it at least the endpoint's
     concurrency, or requests queue for a connection inside their own deadline); ``trust_env``
     lets httpx read proxy settings and ``.netrc`` from the environment (httpx's default; tests
-    turn it off); ``verify`` is httpx's TLS verification argument. Redirects are not followed:
-    a 3xx comes back as a response like any other status.
+    turn it off); ``verify`` is httpx's TLS verification argument (True, False, a CA bundle
+    path, or an ``ssl.SSLContext``). Redirects are not followed: a 3xx comes back as a
+    response like any other status.
 
     The connections are split into pools of at most ``pool_size`` (one ``AsyncClient`` each),
     and each request goes to the pool with the most free connections (the first such).
@@ -308,6 +294,9 @@ class HttpxTransport(_ContextMixin):
         self._httpx = httpx
         self._max_body = max_body_bytes
         self._closed = False
+        if not isinstance(verify, ssl.SSLContext):
+            # one TLS context shared by every pool (building one loads the CA bundle)
+            verify = httpx.create_ssl_context(verify=verify, trust_env=trust_env)
         sizes = [pool_size] * (max_connections // pool_size)
         if max_connections % pool_size:
             sizes.append(max_connections % pool_size)
@@ -389,6 +378,17 @@ class HttpxTransport(_ContextMixin):
             for client in self._clients:
                 await client.aclose()
 
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
 
 def _kind_of(httpx: Any, exc: Exception) -> str:
     if isinstance(exc, httpx.ConnectError):
@@ -409,7 +409,7 @@ def _kind_of(httpx: Any, exc: Exception) -> str:
 Handler = Callable[[HttpRequest], HttpResponse | Awaitable[HttpResponse]]
 
 
-class MockTransport(_ContextMixin):
+class MockTransport:
     """:class:`Transport` whose network is a function: ``handler(request)`` returns an
     :class:`HttpResponse` or raises :class:`TransportError`; it may be sync or async.
 
@@ -440,3 +440,14 @@ class MockTransport(_ContextMixin):
 
     async def aclose(self) -> None:
         self._closed = True
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
