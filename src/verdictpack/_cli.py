@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from verdictpack._errors import ConfigError, Defect, UsageError, VerdictpackError
 
@@ -84,6 +84,22 @@ def _run_parser() -> _Parser:
     return p
 
 
+def _parsed(config: str) -> tuple[Any, str, Any]:
+    """The config's source, its kind (refused at $.kind when unknown) and its validated model."""
+    from verdictpack.config._compiler import load_source, parse_config
+
+    source = load_source(config)
+    raw = source.json()
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    if not isinstance(kind, str) or kind not in KINDS:
+        received = raw.get("kind", "(missing)") if isinstance(raw, dict) else raw
+        raise ConfigError(
+            [Defect(source.display, "$.kind", received, "one of " + ", ".join(KINDS))]
+        )
+    layer = load_layer(kind)
+    return source, kind, parse_config(source, layer.model, layer.rules)
+
+
 def run_config(
     config: str,
     out: str | None = None,
@@ -96,7 +112,6 @@ def run_config(
 ) -> dict[str, str]:
     """Run one config; return the rendered files (and write them to ``out`` if given)."""
     from verdictpack._output import claim_output
-    from verdictpack.config._compiler import load_source, parse_config
     from verdictpack.config._provenance import render_provenance
     from verdictpack.kinds._base import RunOptions
     from verdictpack.render import render
@@ -105,16 +120,7 @@ def run_config(
         raise UsageError(f"--workers: expected an integer >= 1; received {workers}")
     if executor == "dask" and not scheduler:
         raise UsageError("--executor dask: expected --scheduler ADDRESS; received none")
-    source = load_source(config)
-    raw = source.json()
-    kind = raw.get("kind") if isinstance(raw, dict) else None
-    if not isinstance(kind, str) or kind not in KINDS:
-        received = raw.get("kind", "(missing)") if isinstance(raw, dict) else raw
-        raise ConfigError(
-            [Defect(source.display, "$.kind", received, "one of " + ", ".join(KINDS))]
-        )
-    layer = load_layer(kind)
-    parsed = parse_config(source, layer.model, layer.rules)
+    source, kind, parsed = _parsed(config)
     options = RunOptions(workers=workers, executor=executor, scheduler=scheduler, progress=progress)
     if kind == "study":
         from verdictpack.kinds._study_live import is_live
@@ -126,7 +132,7 @@ def run_config(
     with claim_output(out, config=config, force=force) as claim:
         started = datetime.now(UTC)
         t0 = time.perf_counter()
-        result = layer.run(parsed, source, options)
+        result = load_layer(kind).run(parsed, source, options)
         files = dict(render(result))
         elapsed = time.perf_counter() - t0
         wall = {
@@ -190,16 +196,13 @@ def _run_live(
 
 
 def _plan(config: str, sheets: str | None) -> int:
-    from verdictpack.config._compiler import load_source, parse_config
+    from verdictpack.config._compiler import load_source
     from verdictpack.kinds._study_live import plan_study
     from verdictpack.render._study import render_plan
 
-    source = load_source(config)
-    raw = source.json()
-    if not isinstance(raw, dict) or raw.get("kind") != "study":
+    source, kind, parsed = _parsed(config)
+    if kind != "study":
         raise UsageError("--plan: expected a study config (kind study)")
-    layer = load_layer("study")
-    parsed = parse_config(source, layer.model, layer.rules)
     data = None
     if sheets is not None:
         block = load_source(sheets).json()
@@ -235,21 +238,11 @@ def _schema(argv: Sequence[str]) -> int:
 
 def _validate(argv: Sequence[str]) -> int:
     """Check a config and (for a study) every data file it names; write nothing."""
-    from verdictpack.config._compiler import load_source, parse_config
 
     if len(argv) != 1 or argv[0].startswith("-"):
         got = " ".join(argv) if argv else "(nothing)"
         raise UsageError(f"verdictpack validate: expected one config file; received {got}")
-    source = load_source(argv[0])
-    raw = source.json()
-    kind = raw.get("kind") if isinstance(raw, dict) else None
-    if not isinstance(kind, str) or kind not in KINDS:
-        received = raw.get("kind", "(missing)") if isinstance(raw, dict) else raw
-        raise ConfigError(
-            [Defect(source.display, "$.kind", received, "one of " + ", ".join(KINDS))]
-        )
-    layer = load_layer(kind)
-    parsed = parse_config(source, layer.model, layer.rules)
+    source, kind, parsed = _parsed(argv[0])
     if kind != "study":
         sys.stdout.write(f"{source.display}: a valid {kind} config (no data files to check).\n")
         return 0

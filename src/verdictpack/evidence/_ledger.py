@@ -164,14 +164,26 @@ class _Record:
     __slots__ = ()
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self.keys():
+        if name not in _field_names(type(self)):
             raise KeyError(name)
         return getattr(self, name)
 
     def keys(self) -> tuple[str, ...]:
         """The field names, in order."""
-        names: dict[str, Any] = getattr(type(self), "__dataclass_fields__", {})
-        return tuple(names)
+        return _field_names(type(self))
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A record class's field names, in order (looked up once per class: records are read by
+    name in loops over every answer of a ledger)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        fields: dict[str, Any] = getattr(cls, "__dataclass_fields__", {})
+        names = _FIELD_NAMES[cls] = tuple(fields)
+    return names
 
 
 @dataclass(frozen=True, slots=True)
@@ -736,6 +748,15 @@ class Ledger:
         """Every stored answer by request key, in the order they were recorded."""
         rows = self._db.execute(_ANSWER_SELECT + " ORDER BY a.rowid")
         return {row[0]: Answer(*row) for row in rows}
+
+    def answer_choices(self) -> dict[str, tuple[str, float | None, str, float]]:
+        """Every stored answer's ``(choice, p_treatment, path, cost)`` by request key, in the
+        order recorded: what a resumed run needs of each answer, read without the raw bodies
+        (a fraction of :meth:`answers_by_key`'s time on a large ledger)."""
+        rows = self._db.execute(
+            "SELECT key, choice, p_treatment, path, cost FROM answers ORDER BY rowid"
+        )
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
     def requests(self) -> list[RequestRecord]:
         """Every recorded request, in the order recorded."""

@@ -44,10 +44,7 @@ import numpy as np
 from verdictpack._errors import ConfigError, Defect, InputError
 from verdictpack._results import BULK, Quantity, exact
 from verdictpack._rng import stream
-from verdictpack.config._blocks import (
-    PanelSpec,
-    build_sequential,
-)
+from verdictpack.config._blocks import PanelSpec, SequentialSettings, build_sequential
 from verdictpack.config._compiler import (
     ConfigSource,
     Construct,
@@ -95,6 +92,8 @@ __all__ = [
     "load_study",
     "prepare_study",
     "run_study",
+    "track_claims",
+    "track_run",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -738,6 +737,28 @@ def _continuation(
         )
 
 
+def track_claims(construct: Construct) -> dict[str, str]:
+    """Each track's claim: the registered claim, the extension claim, the registered again."""
+    return {
+        "registered": construct.registered_claim,
+        "extension": construct.extension_claim,
+        "comparison": construct.registered_claim,
+    }
+
+
+def track_run(construct: Construct, sequential: SequentialSettings) -> TrackRun:
+    """The three streaming trackers of a study (a live study's, or a probe of the settings)."""
+    return TrackRun(
+        sequential.construction,
+        sequential.other_construction(),
+        construct.per_tail_alpha,
+        sequential.spec,
+        construct.governing_threshold_h,
+        construct.extension_minimum_h,
+        track_claims(construct),
+    )
+
+
 def run_study(
     config: StudyConfig,
     source: ConfigSource,
@@ -769,11 +790,7 @@ def run_study(
             categories=a.categories,
         )
         audit = AuditGate(a.kappa_min).evaluate(kappa)
-    claims = {
-        "registered": construct.registered_claim,
-        "extension": construct.extension_claim,
-        "comparison": construct.registered_claim,
-    }
+    claims = track_claims(construct)
     n = len(values.root_ids)
     trace: TrackTrace | None = None
     rows: list[dict[str, Any]] = []
@@ -807,15 +824,7 @@ def run_study(
     else:
         invalid = Verdict.INSTRUMENT_INVALID.value
         with refusals.at(("sequential",), "the sequential trackers"):
-            probe = TrackRun(
-                sequential.construction,
-                sequential.other_construction(),
-                construct.per_tail_alpha,
-                sequential.spec,
-                construct.governing_threshold_h,
-                construct.extension_minimum_h,
-                claims,
-            )
+            probe = track_run(construct, sequential)
         at_stop = probe.results(invalid)
         all_data = probe.results(invalid)
         stream_alphas = probe.registered.stream_alphas

@@ -50,7 +50,13 @@ from verdictpack.evidence.live._retry import RetryPolicy
 from verdictpack.evidence.live._runner import LiveJudge, LiveOutcome, run_live
 from verdictpack.evidence.live._transport import HttpxTransport, Transport
 from verdictpack.kinds._base import RunOptions
-from verdictpack.kinds._study import StudyPrepared, StudyResult, prepare_study, run_study
+from verdictpack.kinds._study import (
+    StudyPrepared,
+    StudyResult,
+    prepare_study,
+    run_study,
+    track_run,
+)
 from verdictpack.kinds._study_config import StudyConfig
 
 __all__ = ["is_live", "live_judges", "manifest", "run_live_study", "status_lines"]
@@ -237,20 +243,7 @@ def run_live_study(
         secrets = [x for v in headers for x in (v, v.split(" ", 1)[-1]) if len(x) >= 8]
         ledger = Ledger.open(folder.ledger, man, secrets=secrets)
         try:
-            claims = {
-                "registered": construct.registered_claim,
-                "extension": construct.extension_claim,
-                "comparison": construct.registered_claim,
-            }
-            tracks = TrackRun(
-                sequential.construction,
-                sequential.other_construction(),
-                construct.per_tail_alpha,
-                sequential.spec,
-                construct.governing_threshold_h,
-                construct.extension_minimum_h,
-                claims,
-            )
+            tracks = track_run(construct, sequential)
             committed = ledger.committed()
             for k, c in enumerate(committed):
                 if c["root_id"] != prep.order[k]:

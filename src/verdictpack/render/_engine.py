@@ -9,10 +9,10 @@ from typing import Any
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._engine import EngineResult
 from verdictpack.render._markdown import (
+    TRACK_HEADERS,
     construct_block,
     construction_comparison,
     cost_table,
-    fmt_alpha,
     fmt_count,
     fmt_fig,
     fmt_money,
@@ -23,46 +23,12 @@ from verdictpack.render._markdown import (
     route_label,
     scenario_heading,
     table,
+    track_row,
 )
 
 # ----------------------------------------------------------------------------------------------
 # Engine
 # ----------------------------------------------------------------------------------------------
-
-
-def _interval(iv: Any, digits: int = 4) -> str:
-    if iv is None:
-        return "—"
-    return f"[{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]"
-
-
-def _track_row(t: Any) -> list[str]:
-    return [
-        t.track,
-        t.construction,
-        fmt_x(t.threshold_h),
-        f"**{t.verdict}**",
-        "—" if t.roots_at_verdict is None else str(t.roots_at_verdict),
-        _interval(t.h_interval),
-        _interval(t.model_bounds),
-        _interval(t.human_bounds),
-        _interval(t.diff_bounds),
-        fmt_alpha(t.error_per_side),
-    ]
-
-
-_TRACK_HEADERS = [
-    "track",
-    "construction",
-    "threshold h",
-    "verdict",
-    "at root",
-    "h-interval",
-    "model CS",
-    "human CS",
-    "difference CS",
-    "error per side",
-]
 
 
 def render_engine_report(r: Any) -> str:
@@ -76,7 +42,7 @@ def render_engine_report(r: Any) -> str:
         "extension track and the comparison construction are read on the same evidence.\n"
     )
     out.append(
-        table(_TRACK_HEADERS, [_track_row(t) for t in (r.registered, r.extension, r.comparison)])
+        table(TRACK_HEADERS, [track_row(t) for t in (r.registered, r.extension, r.comparison)])
     )
     f = r.factory
     out.append("## Stimulus factory\n")
@@ -165,7 +131,7 @@ def render_registered_vs_extension(r: Any) -> str:
         "same machinery at the weaker minimum on the same evidence; **its result is never the "
         "registered test**.",
         "",
-        table(_TRACK_HEADERS, [_track_row(reg), _track_row(ext)]),
+        table(TRACK_HEADERS, [track_row(reg), track_row(ext)]),
         f"- Registered claim: {reg.claim}",
         f"- Registered verdict: **{reg.verdict}**"
         + (f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""),

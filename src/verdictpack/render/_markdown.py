@@ -13,12 +13,14 @@ from typing import Any
 from verdictpack._results import Quantity, dump_json, to_jsonable
 
 __all__ = [
+    "TRACK_HEADERS",
     "construct_block",
     "construction_comparison",
     "cost_table",
     "fmt_alpha",
     "fmt_count",
     "fmt_fig",
+    "fmt_interval",
     "fmt_mean",
     "fmt_money",
     "fmt_p",
@@ -29,6 +31,7 @@ __all__ = [
     "route_label",
     "scenario_heading",
     "table",
+    "track_row",
     "verdict_cells",
 ]
 
@@ -238,3 +241,39 @@ def construction_comparison(scenarios: Any) -> str:
             rows,
         )
     )
+
+
+# the three tracks' table (engine and study)
+TRACK_HEADERS = [
+    "track",
+    "construction",
+    "threshold h",
+    "verdict",
+    "at root",
+    "h-interval",
+    "model CS",
+    "human CS",
+    "difference CS",
+    "error per side",
+]
+
+
+def fmt_interval(iv: Any, digits: int = 4) -> str:
+    if iv is None:
+        return "—"
+    return f"[{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]"
+
+
+def track_row(t: Any) -> list[str]:
+    return [
+        t.track,
+        t.construction,
+        fmt_x(t.threshold_h),
+        f"**{t.verdict}**",
+        "—" if t.roots_at_verdict is None else str(t.roots_at_verdict),
+        fmt_interval(t.h_interval),
+        fmt_interval(t.model_bounds),
+        fmt_interval(t.human_bounds),
+        fmt_interval(t.diff_bounds),
+        fmt_alpha(t.error_per_side),
+    ]

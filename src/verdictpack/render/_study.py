@@ -4,60 +4,29 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._study import StudyPrepared, StudyResult
 from verdictpack.kinds._study_live import StudyPlan
 from verdictpack.render._markdown import (
+    TRACK_HEADERS,
     construct_block,
     cost_table,
-    fmt_alpha,
+    fmt_interval,
     fmt_money,
     fmt_p,
     fmt_x,
     guarantees_table,
     oc_table,
     table,
+    track_row,
 )
 
-_TRACK_HEADERS = [
-    "track",
-    "construction",
-    "threshold h",
-    "verdict",
-    "at root",
-    "h-interval",
-    "model CS",
-    "human CS",
-    "difference CS",
-    "error per side",
-]
-
-
-def _iv(iv: Any, digits: int = 4) -> str:
-    if iv is None:
-        return "—"
-    return f"[{iv[0]:.{digits}f}, {iv[1]:.{digits}f}]"
+_iv = fmt_interval  # an interval as printed in the study's tables
 
 
 def _opt(v: float | None, digits: int = 3) -> str:
     return "—" if v is None else f"{v:.{digits}f}"
-
-
-def _track_row(t: Any) -> list[str]:
-    return [
-        t.track,
-        t.construction,
-        fmt_x(t.threshold_h),
-        f"**{t.verdict}**",
-        "—" if t.roots_at_verdict is None else str(t.roots_at_verdict),
-        _iv(t.h_interval),
-        _iv(t.model_bounds),
-        _iv(t.human_bounds),
-        _iv(t.diff_bounds),
-        fmt_alpha(t.error_per_side),
-    ]
 
 
 def _policy_text(r: StudyResult) -> str:
@@ -87,13 +56,13 @@ def render_study_report(r: StudyResult) -> str:
         "comparison construction are read on the same evidence up to that root.\n"
     )
     out.append(
-        table(_TRACK_HEADERS, [_track_row(t) for t in (r.registered, r.extension, r.comparison)])
+        table(TRACK_HEADERS, [track_row(t) for t in (r.registered, r.extension, r.comparison)])
     )
     out.append(
         "Over all the data (the tracks read on past the registered verdict, over judgments "
         "already in the files; each interval is the running intersection, valid at any root):\n"
     )
-    out.append(table(_TRACK_HEADERS, [_track_row(r.all_data[t]) for t in r.all_data]))
+    out.append(table(TRACK_HEADERS, [track_row(r.all_data[t]) for t in r.all_data]))
     if r.roots_to_go is not None:
         g = r.roots_to_go
         med = g.median_extra_roots

@@ -9,10 +9,15 @@ every cell of roots 1..i is answered, whatever order the answers arrived in. The
 the committed prefix alone (the registered track's first verdict); then nothing more is dispatched,
 the calls in flight are cancelled and their estimated cost recorded apart.
 
-Every answer is written to the ledger before it counts (one transaction each); a request already
-answered -- in this run or an earlier one of the same manifest -- is never sent again, so a rerun
-after any interruption replays the ledger's answers and goes on from there, reaching the same
-commits as an uninterrupted run against a deterministic server, at any concurrency.
+Every answer is written to the ledger before it counts; a request already answered -- in this run
+or an earlier one of the same manifest -- is never sent again, so a rerun after any interruption
+replays the ledger's answers and goes on from there, reaching the same commits as an
+uninterrupted run against a deterministic server, at any concurrency. Writes are grouped: the
+answers that land while the ledger syncs the previous group are recorded together, with the
+roots they complete, in one transaction (a group commit: one fsync for many answers, where one
+each would cap a study at the disk's fsync rate). A call counts as done only once its group is
+durable; a crash loses at most the group being written (those requests are asked again on the
+rerun), and answers that landed as a run ends -- at the verdict, on Ctrl-C -- are still recorded.
 
 The budget: before each dispatch, the model spend so far (answers recorded) plus the worst-case
 cost of every call in flight plus the worst case of the next call must fit within the cap;
@@ -23,6 +28,7 @@ calls in flight have landed (their answers are kept: paid evidence is never thro
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
 import random
 import time
@@ -31,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verdictpack.core._tracks import TrackRun
-from verdictpack.evidence._ledger import Ledger
+from verdictpack.evidence._ledger import Ledger, canonical_json
 from verdictpack.evidence.live._extract import (
     canonical_choice,
     extract_choice,
@@ -103,6 +109,18 @@ class Answer:
     cost: float
 
 
+@dataclass(frozen=True)
+class _Landed:
+    """An answer received, waiting for the group transaction that records it: the ledger's
+    fields, the attempt notes deferred to it, and the future its caller awaits."""
+
+    cell: Cell
+    fields: Mapping[str, Any]
+    answer: Answer
+    notes: tuple[tuple[int, str], ...]
+    recorded: asyncio.Future[None]
+
+
 @dataclass
 class LiveOutcome:
     """What a live run did (the answers themselves are in the ledger)."""
@@ -122,38 +140,132 @@ def _prompt_tokens(messages: Sequence[Mapping[str, str]]) -> int:
     return math.ceil(sum(len(m.get("content", "")) for m in messages) / 3) + 16
 
 
+# markers standing for a root's id and its messages in a cell's key template (build_cells)
+_ROOT_MARK = "\x00verdictpack-root-id\x00"
+_MESSAGES_MARK = "\x00verdictpack-messages\x00"
+
+
+def _trial_sampling(sampling: Sampling, trial: int) -> Sampling:
+    """A trial's sampling: the judge's own, its seed moved on by the trial (when it has one)."""
+    if sampling.seed is None or not trial:
+        return sampling
+    return Sampling(
+        temperature=sampling.temperature,
+        max_tokens=sampling.max_tokens,
+        seed=sampling.seed + trial,
+        top_logprobs=sampling.top_logprobs,
+    )
+
+
+def _key_mapping(
+    root_id: str, judge: LiveJudge, order: str, trial: int, body: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What a cell's ledger key is the hash of."""
+    return {
+        "root_id": root_id,
+        "judge": judge.name,
+        "order": order,
+        "trial": trial,
+        "url": judge.endpoint,
+        "body": body,
+    }
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One (judge, order, trial) of every root: the request body with its messages to fill in,
+    and the canonical text of the key mapping cut around the root's id and the messages (None:
+    the markers do not cut it cleanly, so each key is computed whole)."""
+
+    judge: LiveJudge
+    order: str
+    trial: int
+    body: Mapping[str, Any]
+    pieces: tuple[str, str, str] | None
+    root_first: bool
+
+
+def _plan(
+    judge: LiveJudge, order: str, trial: int, ledger: Ledger, sample: Stimulus | None
+) -> _Plan:
+    sampling = _trial_sampling(judge.sampling, trial)
+    dummy = [{"role": "user", "content": _MESSAGES_MARK}]
+    body = request_body(judge.profile, judge.model, dummy, sampling, judge.prompt.labels)
+    body["messages"] = _MESSAGES_MARK  # same place in the key order: filled per root
+    text = ledger.manifest_hash + "\n"
+    text += canonical_json(_key_mapping(_ROOT_MARK, judge, order, trial, body))
+    root_mark, messages_mark = canonical_json(_ROOT_MARK), canonical_json(_MESSAGES_MARK)
+    pieces: tuple[str, str, str] | None = None
+    root_first = False
+    if text.count(root_mark) == 1 and text.count(messages_mark) == 1:
+        r, m = text.index(root_mark), text.index(messages_mark)
+        root_first = r < m
+        (a, a_len), (b, b_len) = sorted(((r, len(root_mark)), (m, len(messages_mark))))
+        pieces = (text[:a], text[a + a_len : b], text[b + b_len :])
+    plan = _Plan(judge, order, trial, body, pieces, root_first)
+    if pieces is not None and sample is not None:
+        # the template must give what the whole computation gives (else it is not used)
+        messages = render_messages(judge.prompt, sample, order)
+        whole = request_body(judge.profile, judge.model, messages, sampling, judge.prompt.labels)
+        fast = _fill(plan, sample.id, messages, canonical_json(sample.id), canonical_json(messages))
+        key = ledger.request_key(_key_mapping(sample.id, judge, order, trial, whole))
+        if fast[0] != whole or list(fast[0]) != list(whole) or fast[1] != key:
+            plan = _Plan(judge, order, trial, body, None, root_first)
+    return plan
+
+
+def _fill(
+    plan: _Plan, root_id: str, messages: list[dict[str, str]], root_json: str, messages_json: str
+) -> tuple[dict[str, Any], str | None]:
+    """A cell's body and (when the plan has a template) its key's canonical text hashed."""
+    body = dict(plan.body)
+    body["messages"] = messages
+    if plan.pieces is None:
+        return body, None
+    a, b = (root_json, messages_json) if plan.root_first else (messages_json, root_json)
+    head, mid, tail = plan.pieces
+    return body, hashlib.sha256((head + a + mid + b + tail).encode("utf-8")).hexdigest()
+
+
 def build_cells(
     roots: Sequence[Stimulus], judges: Sequence[LiveJudge], trials: int, ledger: Ledger
 ) -> list[Cell]:
-    """Every cell of every root, in dispatch order, with its request body and ledger key."""
+    """Every cell of every root, in dispatch order, with its request body and ledger key.
+
+    A cell's key is ``ledger.request_key`` of {root_id, judge, order, trial, url, body}. Its
+    canonical JSON is the same text for every root but for the root's id and the messages, so
+    that text is made once per (judge, order, trial) and each root's id and messages are
+    serialised once (the messages once per root, order and prompt, whatever the judges and
+    trials) and spliced in: the same bytes as serialising each mapping whole, at a fraction of
+    the cost (a resumed study recomputes every key). The first root's cells are checked
+    against the whole computation; a template that differs, or whose markers do not cut it
+    cleanly, is not used.
+    """
+    sample = roots[0] if roots else None
+    plans = [
+        [
+            [_plan(judge, order, trial, ledger, sample) for trial in range(trials)]
+            for order in ORDERS
+        ]
+        for judge in judges
+    ]
     cells = []
     for i, stim in enumerate(roots):
-        for judge in judges:
-            for order in ORDERS:
-                messages = render_messages(judge.prompt, stim, order)
-                for trial in range(trials):
-                    sampling = judge.sampling
-                    if sampling.seed is not None and trial:
-                        sampling = Sampling(
-                            temperature=sampling.temperature,
-                            max_tokens=sampling.max_tokens,
-                            seed=sampling.seed + trial,
-                            top_logprobs=sampling.top_logprobs,
+        root_json = canonical_json(stim.id)
+        rendered: dict[tuple[PromptTemplate, str], tuple[list[dict[str, str]], str]] = {}
+        for judge, by_order in zip(judges, plans, strict=True):
+            for order, by_trial in zip(ORDERS, by_order, strict=True):
+                got = rendered.get((judge.prompt, order))
+                if got is None:
+                    messages = render_messages(judge.prompt, stim, order)
+                    got = rendered[(judge.prompt, order)] = (messages, canonical_json(messages))
+                for plan in by_trial:
+                    body, key = _fill(plan, stim.id, got[0], root_json, got[1])
+                    if key is None:
+                        key = ledger.request_key(
+                            _key_mapping(stim.id, judge, order, plan.trial, body)
                         )
-                    body = request_body(
-                        judge.profile, judge.model, messages, sampling, judge.prompt.labels
-                    )
-                    key = ledger.request_key(
-                        {
-                            "root_id": stim.id,
-                            "judge": judge.name,
-                            "order": order,
-                            "trial": trial,
-                            "url": judge.endpoint,
-                            "body": body,
-                        }
-                    )
-                    cells.append(Cell(i, stim.id, judge.name, order, trial, body, key))
+                    cells.append(Cell(i, stim.id, judge.name, order, plan.trial, body, key))
     return cells
 
 
@@ -185,17 +297,19 @@ async def run_live(
     n = min(cap, len(roots))
     cells = build_cells(roots[:n], judges, trials, ledger)
     per_root = len(judges) * 2 * trials
-    stored = ledger.answers_by_key()
+    stored = ledger.answer_choices()
     results: dict[str, Answer] = {}
     for c in cells:
         a = stored.get(c.key)
         if a is not None:
-            results[c.key] = Answer(a["choice"], a["p_treatment"], a["path"], a["cost"])
+            results[c.key] = Answer(*a)
             outcome.cached += 1
     spend = [spent_before + sum(a.cost for a in results.values())]
     in_flight: dict[str, float] = {}
     done = asyncio.Event()
-    landed = asyncio.Condition()
+    wake = asyncio.Event()  # set whenever the main loop has something to look at
+    landing: list[_Landed] = []
+    loop = asyncio.get_running_loop()
     stop_dispatch = [False]
     failure: list[BaseException] = []
     limits = {
@@ -221,6 +335,24 @@ async def run_live(
                 outcome.stop = "budget"
             return
         in_flight[c.key] = estimate
+        key = c.key
+        # the note of the attempt that succeeds goes into the answer's transaction; every other
+        # note is written at once (after the deferred ones, so the ledger keeps their order)
+        deferred: list[tuple[int, str]] = []
+
+        def write_deferred() -> None:
+            for attempt, text in deferred:
+                ledger.record_attempt(key, attempt, text)
+            deferred.clear()
+
+        def note(attempt: int, what: int | LiveError, delay: float | None) -> None:
+            after = "no further try" if delay is None else f"next try in {delay:.3f} s"
+            if delay is None and isinstance(what, int) and 200 <= what < 300:
+                deferred.append((attempt, f"{what}; {after}"))
+                return
+            write_deferred()
+            ledger.record_attempt(key, attempt, f"{what}; {after}")
+
         try:
             ledger.record_request(c.key, c.root_id, c.judge, c.order, c.trial, c.body)
             request = HttpRequest(
@@ -231,12 +363,6 @@ async def run_live(
                 judge.timeout,
             )
             data: Any = None
-            key = c.key
-
-            def note(attempt: int, what: int | LiveError, delay: float | None) -> None:
-                after = "no further try" if delay is None else f"next try in {delay:.3f} s"
-                ledger.record_attempt(key, attempt, f"{what}; {after}")
-
             for _ in range(_MALFORMED_TRIES):
                 response, _attempts = await send_with_retries(
                     transport,
@@ -251,6 +377,7 @@ async def run_live(
                 data = _json_of(response.body)
                 if data is not None:
                     break
+                write_deferred()
                 ledger.record_attempt(c.key, 0, "malformed JSON body", response.elapsed)
             if data is None:  # paid for, unreadable: an invalid judgment, never a lost one
                 data = {}
@@ -258,24 +385,33 @@ async def run_live(
             choice, p_t = canonical_choice(extraction, c.order)
             prompt_tokens, completion_tokens = usage_of(data)
             cost = call_cost(judge.price, prompt_tokens, completion_tokens)
-            ledger.record_answer(
-                c.key,
-                raw=response.body.decode("utf-8", errors="replace"),
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                cost=cost,
-                model_id=model_id_of(data),
-                latency=response.elapsed,
-                choice=choice,
-                path=extraction.path,
-                p_treatment=p_t,
+            fields = {
+                "raw": response.body.decode("utf-8", errors="replace"),
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "cost": cost,
+                "model_id": model_id_of(data),
+                "latency": response.elapsed,
+                "choice": choice,
+                "path": extraction.path,
+                "p_treatment": p_t,
+            }
+            item = _Landed(
+                c,
+                fields,
+                Answer(choice, p_t, extraction.path, cost),
+                tuple(deferred),
+                loop.create_future(),
             )
-            results[c.key] = Answer(choice, p_t, extraction.path, cost)
-            spend[0] += cost
+            deferred.clear()
+            landing.append(item)
+            wake.set()
+            # cancelled here (the run ending), the answer stays in ``landing``: recorded at the end
+            await item.recorded
         finally:
+            write_deferred()
             in_flight.pop(c.key, None)
-            async with landed:
-                landed.notify_all()
+            wake.set()
 
     async def worker(endpoint: str) -> None:
         lim = limits[endpoint]
@@ -292,26 +428,18 @@ async def run_live(
                 except (HttpStatusError, RetriesExhausted, LiveError) as exc:
                     failure.append(exc)
                     stop_dispatch[0] = True
-                    async with landed:
-                        landed.notify_all()
+                    wake.set()
                     return
 
-    workers: list[asyncio.Task[None]] = []
-    for endpoint, lim in limits.items():
-        for _ in range(max(1, lim.concurrency)):
-            workers.append(asyncio.create_task(worker(endpoint)))
-    try:
-        i = tracks.roots
-        while i < n and not tracks.stopped:
+    next_root = [tracks.roots]
+
+    def commit_ready() -> None:
+        """Commit every root, in the registered order, whose cells are all answered."""
+        while next_root[0] < n and not tracks.stopped:
+            i = next_root[0]
             mine = cells[i * per_root : (i + 1) * per_root]
-            async with landed:
-                while not all(c.key in results for c in mine):
-                    idle = all(w.done() for w in workers)
-                    if idle or (stop_dispatch[0] and not in_flight):
-                        break
-                    await landed.wait()
             if not all(c.key in results for c in mine):
-                break
+                return
             answered = {
                 (c.judge, c.order, c.trial): (results[c.key].choice, results[c.key].p_treatment)
                 for c in mine
@@ -323,9 +451,56 @@ async def run_live(
             state = {"registered": tracks.state_labels()["registered"], "h_interval": [lo, hi]}
             ledger.commit_root(i + 1, roots[i].id, m, h, _json_bytes(state).decode("utf-8"))
             outcome.committed = i + 1
-            i += 1
+            next_root[0] = i + 1
             if progress is not None:
                 progress(outcome, tracks)
+
+    def record_landed(commit: bool) -> None:
+        """Record every answer landed so far, and (``commit``) the roots they complete, in one
+        transaction; then tell their callers (an answer the ledger refuses: its caller raises)."""
+        items = landing[:]
+        del landing[:]
+        told: list[tuple[asyncio.Future[None], BaseException | None]] = []
+        with ledger.batch():
+            for item in items:
+                key = item.cell.key
+                try:
+                    for attempt, text in item.notes:
+                        ledger.record_attempt(key, attempt, text)
+                    ledger.record_answer(key, **item.fields)
+                except Exception as exc:
+                    told.append((item.recorded, exc))
+                    continue
+                results[key] = item.answer
+                spend[0] += item.answer.cost
+                told.append((item.recorded, None))
+            if commit:
+                commit_ready()
+        for fut, err in told:
+            if fut.done():  # its caller was cancelled: nobody waits
+                continue
+            if err is None:
+                fut.set_result(None)
+            else:
+                fut.set_exception(err)
+
+    workers: list[asyncio.Task[None]] = []
+    for endpoint, lim in limits.items():
+        for _ in range(max(1, lim.concurrency)):
+            task = asyncio.create_task(worker(endpoint))
+            task.add_done_callback(lambda _t: wake.set())
+            workers.append(task)
+    try:
+        with ledger.batch():
+            commit_ready()  # the roots a resumed study already holds every answer of
+        while next_root[0] < n and not tracks.stopped:
+            if landing:
+                record_landed(commit=True)
+                continue
+            if all(w.done() for w in workers) or (stop_dispatch[0] and not in_flight):
+                break
+            wake.clear()
+            await wake.wait()
         if tracks.stopped:
             reached = tracks.verdicts["registered"].verdict
             outcome.stop = "cap" if reached == "INCONCLUSIVE" else "verdict"
@@ -341,6 +516,8 @@ async def run_live(
             w.cancel()
         pending = dict(in_flight)
         await asyncio.gather(*workers, return_exceptions=True)
+        if landing:  # answers that landed as the run ended: paid for, so recorded
+            record_landed(commit=False)
         for key, estimate in pending.items():
             if key not in results:
                 ledger.record_cancelled(key, estimate, outcome.stop)
