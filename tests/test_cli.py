@@ -186,3 +186,15 @@ def test_validate_other_kinds_and_usage(capsys) -> None:
     assert "a valid sizing config" in capsys.readouterr().out
     assert main(["validate"]) == 2
     assert "expected one config file" in capsys.readouterr().err
+
+
+def test_version_and_the_one_line_after_a_run(tmp_path: Path, capsys) -> None:
+    from importlib import metadata
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"verdictpack {metadata.version('verdictpack')}\n"
+    out = tmp_path / "run"
+    assert main([str(SIZING), "--out", str(out)]) == 0
+    assert capsys.readouterr().err == f"verdictpack: sizing: done; files in {out}\n"
+    assert main([str(SIZING), "--out", str(out), "--force", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

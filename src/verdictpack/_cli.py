@@ -254,6 +254,9 @@ def _validate(argv: Sequence[str]) -> int:
 
 
 def _dispatch(argv: Sequence[str]) -> int:
+    if argv and argv[0] in ("--version", "-V"):
+        sys.stdout.write(f"verdictpack {_version()}\n")
+        return 0
     if argv and argv[0] == "schema":
         return _schema(argv[1:])
     if argv and argv[0] == "validate":
@@ -283,7 +286,32 @@ def _dispatch(argv: Sequence[str]) -> int:
     )
     if args.out is None and "report.md" in files:
         sys.stdout.write(files["report.md"])
+    elif args.out is not None and files and not args.quiet:
+        sys.stderr.write(f"verdictpack: {_headline(files)}; files in {args.out}\n")
     return 0
+
+
+def _headline(files: dict[str, str]) -> str:
+    """One line from a run's results.json: its kind and, where it has one, the verdict."""
+    try:
+        res = json.loads(files.get("results.json", "{}"))
+    except ValueError:
+        return "done"
+    kind = res.get("kind", "run")
+    reg = res.get("registered")
+    if isinstance(reg, dict) and reg.get("verdict"):
+        root = reg.get("roots_at_verdict")
+        return f"{kind}: {reg['verdict']}" + (f" at root {root}" if root else "")
+    return f"{kind}: done"
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("verdictpack")
+    except metadata.PackageNotFoundError:  # pragma: no cover - a source tree without install
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
