@@ -75,8 +75,6 @@ REQUIRED = [
     "thresholds",
     "extension_minimum_h",
     "alpha",
-    "per_tail_alpha",
-    "e_boundary",
     "stream_roles",
     "registered_claim",
     "extension_claim",
@@ -192,3 +190,22 @@ def test_unknown_arm_test_and_arm_key(write_config) -> None:
 def test_top_level_must_be_object(write_config) -> None:
     err = refuse([1, 2], write_config)
     assert paths(err) == ["$"]
+
+
+def test_per_tail_alpha_and_e_boundary_may_be_omitted_and_are_derived(tmp_path) -> None:
+    import json
+
+    from conftest import EXAMPLES
+    from verdictpack._cli import main
+
+    cfg = json.loads((EXAMPLES / "sizing_summarization.json").read_text())
+    del cfg["construct"]["per_tail_alpha"], cfg["construct"]["e_boundary"]
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cfg))
+    assert main([str(path), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    construct = json.loads((tmp_path / "o" / "results.json").read_text())["construct"]
+    alpha = cfg["construct"]["alpha"]
+    assert construct["per_tail_alpha"] == alpha / 4 and construct["e_boundary"] == 4 / alpha
+    cfg["construct"]["e_boundary"] = 4 / alpha + 1  # given alone, still checked
+    path.write_text(json.dumps(cfg))
+    assert main([str(path)]) == 2

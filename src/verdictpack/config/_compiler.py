@@ -97,7 +97,10 @@ class Confound(StrictModel):
 
 
 class ConstructSpec(StrictModel):
-    """The full construct: every registered field is required; nothing is guessed."""
+    """The full construct: every registered field is required, nothing is guessed; only
+    ``per_tail_alpha`` and ``e_boundary`` may be left out, being functions of ``alpha``
+    (alpha / 4 and its inverse: derived, recorded in the compiled construct, and refused when
+    given and inconsistent)."""
 
     name: NonEmptyText
     version: NonEmptyText
@@ -110,8 +113,18 @@ class ConstructSpec(StrictModel):
     thresholds: Thresholds
     extension_minimum_h: float = Field(gt=0.0, description="weaker minimum of the extension track")
     alpha: float = Field(gt=0.0, lt=0.5, description="joint error level of the h-interval")
-    per_tail_alpha: float = Field(gt=0.0, lt=0.5, description="alpha / 4: one tail of one stream")
-    e_boundary: float = Field(gt=1.0, description="1 / per_tail_alpha")
+    per_tail_alpha: float | None = Field(
+        default=None,
+        gt=0.0,
+        lt=0.5,
+        description="alpha / 4: one tail of one stream (derived from alpha when omitted; "
+        "refused when given and not alpha / 4)",
+    )
+    e_boundary: float | None = Field(
+        default=None,
+        gt=1.0,
+        description="1 / per_tail_alpha (derived when omitted; refused when given and not)",
+    )
     stream_roles: StreamRoles
     registered_claim: NonEmptyText
     extension_claim: NonEmptyText
@@ -156,6 +169,7 @@ class Construct:
 def compile_construct(spec: ConstructSpec) -> Construct:
     """Derive the governing threshold: both thresholds in h at the baseline, the smaller governs."""
     p0 = spec.human_baseline_rate
+    per_tail = spec.alpha / 4.0 if spec.per_tail_alpha is None else spec.per_tail_alpha
     h_or = h_from_odds_ratio(p0, spec.thresholds.odds_ratio)
     if spec.thresholds.h <= h_or:
         governing, governs = spec.thresholds.h, "h"
@@ -176,8 +190,8 @@ def compile_construct(spec: ConstructSpec) -> Construct:
         p1_at_threshold=p_from_h(p0, governing),
         extension_minimum_h=spec.extension_minimum_h,
         alpha=spec.alpha,
-        per_tail_alpha=spec.per_tail_alpha,
-        e_boundary=spec.e_boundary,
+        per_tail_alpha=per_tail,
+        e_boundary=1.0 / per_tail if spec.e_boundary is None else spec.e_boundary,
         model_stream=spec.stream_roles.model,
         human_stream=spec.stream_roles.human,
         registered_claim=spec.registered_claim,
@@ -219,6 +233,8 @@ def _construct_cross(c: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...],
     per_tail = _num(c, "per_tail_alpha")
     e_boundary = _num(c, "e_boundary")
     alpha = _num(c, "alpha")
+    if per_tail is None and "per_tail_alpha" not in c and alpha is not None and 0 < alpha < 0.5:
+        per_tail = alpha / 4.0  # derived: an e_boundary given alone must match it
     if (
         per_tail is not None
         and 0 < per_tail < 0.5
