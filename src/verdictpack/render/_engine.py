@@ -37,9 +37,15 @@ def render_engine_report(r: Any) -> str:
     out.append(
         f"Evidence: {r.evidence_source}; true h of the simulated streams {fmt_x(r.truth_true_h)} "
         f"(model rate {fmt_p(r.truth_mu_model)}, human rate {fmt_p(r.truth_mu_human)}). "
-        f"Roots run: {r.roots_run} of a cap of {r.effective_cap} (configured cap {r.cap_roots}, "
-        "limited by the admitted stimuli). The registered track's verdict stops the run; the "
-        "extension track and the comparison construction are read on the same evidence.\n"
+        f"Roots run: {r.roots_run} of a cap of {r.effective_cap} "
+        + (
+            f"(configured cap {r.cap_roots}, limited by the {r.factory.n_admitted} admitted "
+            "stimuli)"
+            if r.effective_cap < r.cap_roots
+            else f"(the configured cap; {r.factory.n_admitted} stimuli admitted)"
+        )
+        + ". The registered track's verdict stops the run; the extension track and the "
+        "comparison construction are read on the same evidence.\n"
     )
     out.append(
         table(TRACK_HEADERS, [track_row(t) for t in (r.registered, r.extension, r.comparison)])
