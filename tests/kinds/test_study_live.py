@@ -8,58 +8,16 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conftest import load_example, write_tiny_study
 from verdictpack._cli import main
 
 pytest.importorskip("httpx")
 
-import sys  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evidence" / "live"))
-from oai_server import Faults, ServerConfig, Sheet, serve  # noqa: E402
+from live_helpers import Faults, live_study, serve, server_config
 
 KEY = "sk-test-0123456789abcdef-never-stored"
-
-
-def live_study(tmp_path: Path, base_url: str, **endpoint: Any) -> tuple[Path, dict[str, Any]]:
-    """The tiny study with its two judges asked live (humans and readings from files)."""
-    study = write_tiny_study(tmp_path / "study")
-    config = json.loads(study.read_text())
-    # the judges' file rows go: they are asked live now
-    judgments = study.parent / "data" / "judgments.csv"
-    rows = judgments.read_text().splitlines()
-    judgments.write_text("\n".join([rows[0], *[r for r in rows[1:] if ",human," in r]]) + "\n")
-    for judge in config["panel"]["judges"]:
-        judge["endpoint"] = {
-            "base_url": base_url,
-            "model": judge["name"],
-            "profile": "openai",
-            "concurrency": 4,
-            "price": {"per_call": 0.001},
-            "retries": {"base_delay_seconds": 0.005, "max_delay_seconds": 0.05},
-            **endpoint,
-        }
-    config["sequential"]["cap_roots"] = 40
-    study.write_text(json.dumps(config, indent=2))
-    return study, config
-
-
-def items(study: Path) -> dict[str, bool]:
-    out = {}
-    for line in (study.parent / "data" / "pairs.jsonl").read_text().splitlines():
-        rec = json.loads(line)
-        out[rec["treatment"]] = True
-        out[rec["null_partner"]] = False
-    return out
-
-
-def server_config(study: Path, **kw: Any) -> ServerConfig:
-    judges = {"judge-a": Sheet(rate=0.9, position_bias=0.05), "judge-b": Sheet(rate=0.85)}
-    return ServerConfig(judges=judges, items=items(study), seed=7, **kw)
 
 
 def _tree_bytes(folder: Path) -> bytes:

@@ -23,12 +23,14 @@ already committed keeps the values it was committed with (the ledger's).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
 import os
+import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -294,7 +296,8 @@ def run_live_study(
                 "run_start", {"budget_judges": config.budget.judges, "judges": len(judges)}
             )
             try:
-                outcome = asyncio.run(go())
+                with _sigterm_as_interrupt():
+                    outcome = asyncio.run(go())
             except KeyboardInterrupt:
                 outcome = LiveOutcome(committed=len(ledger.committed()), stop="interrupted")
             ledger.record_event(
@@ -323,6 +326,25 @@ def run_live_study(
             stop=outcome.stop,
         )
     return result, outcome
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a live run as Ctrl-C does: in-flight calls cancelled and recorded, the
+    committed prefix reported, exit 130 (the main thread only; elsewhere nothing changes)."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt("terminated")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _progress_line(outcome: LiveOutcome, tracks: TrackRun) -> None:

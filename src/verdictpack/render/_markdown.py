@@ -126,9 +126,18 @@ def route_label(route: Any) -> str:
 
 
 def fmt_money(x: float | Quantity | None) -> str:
+    """A cost: two decimals from 1 up; below 1 with the significant digits it has (up to six),
+    so a price of 0.0005 is not printed 0.00."""
     if x is None:
         return "none issued"
-    return f"{float(x):,.2f}"
+    v = float(x)
+    if v == 0.0 or abs(v) >= 1.0:
+        return f"{v:,.2f}"
+    text = f"{v:.6g}"
+    if "e" in text:  # below 1e-4: plain decimals, trailing zeros dropped
+        text = f"{v:.12f}".rstrip("0")
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{frac.ljust(2, '0')}"
 
 
 def fmt_mean(fig: Quantity | None, digits: int = 1) -> str:
