@@ -82,8 +82,8 @@ class SequentialSpec(StrictModel):
 
 
 class JudgeSheetSpec(StrictModel):
-    name: NonEmptyText
-    role: NonEmptyText
+    name: NonEmptyText = Field(description="the judge's name, unique within its panel")
+    role: NonEmptyText = Field(description="free text: what kind of judge this is (reported)")
     baseline_rate: float = Field(gt=0.0, lt=1.0, description="P(prefers treatment), no effect")
     lean_h: float = Field(
         ge=-3.2, le=3.2, description="shift in h units when the effect is present"
@@ -96,16 +96,27 @@ class JudgeSheetSpec(StrictModel):
 
 
 class PanelSpec(StrictModel):
-    name: NonEmptyText
-    latent_correlation: float = Field(ge=-1.0, le=1.0)
+    name: NonEmptyText = Field(description="the panel's name (reported)")
+    latent_correlation: float = Field(
+        ge=-1.0,
+        le=1.0,
+        description="rho, the correlation between two judges' latents on one root, in [-1, 1] "
+        "(refused when the judges' correlation matrix is not positive semi-definite)",
+    )
     order_correlation: float | None = Field(
         default=None, ge=-1.0, le=1.0, description="a judge's two orders (default: as judges)"
     )
-    judges: list[JudgeSheetSpec] = Field(min_length=1)
+    judges: list[JudgeSheetSpec] = Field(
+        min_length=1,
+        description="the judges' character sheets, at least one; each judges every root in both "
+        "orders",
+    )
 
 
 class HumanSpec(StrictModel):
-    judgments_per_root: int = Field(ge=1, le=100)
+    judgments_per_root: int = Field(
+        ge=1, le=100, description="human judgments per root at the baseline rate, 1 to 100"
+    )
     cost_per_judgment: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one human judgment, {_COST_TEXT}"
     )

@@ -91,9 +91,18 @@ class StreamRoles(StrictModel):
 class Confound(StrictModel):
     """A known confound of the construct; each becomes a precommitted arm in the engine."""
 
-    name: ConfoundName
-    description: NonEmptyText
-    crossed_with: list[ConfoundName] = Field(default_factory=list)
+    name: ConfoundName = Field(
+        description="the confound: one of position, density, register, length, framing, reader, "
+        "known_null; the engine stresses it in its own precommitted arm"
+    )
+    description: NonEmptyText = Field(
+        description="free text: how this confound could move the judges without the effect"
+    )
+    crossed_with: list[ConfoundName] = Field(
+        default_factory=list,
+        description="other confounds to stress together with this one, one extra engine arm "
+        "per name (default: none)",
+    )
 
 
 class ConstructSpec(StrictModel):
@@ -102,15 +111,18 @@ class ConstructSpec(StrictModel):
     (alpha / 4 and its inverse: derived, recorded in the compiled construct, and refused when
     given and inconsistent)."""
 
-    name: NonEmptyText
-    version: NonEmptyText
+    name: NonEmptyText = Field(description="the construct's name (identity, reported)")
+    version: NonEmptyText = Field(description="the construct's version (identity, reported)")
     transformation: NonEmptyText = Field(description="what distinguishes treatment from null item")
     metric: NonEmptyText = Field(description="the preference measured per root event")
     direction: Literal["greater", "less"] = Field(
         description="'greater': the claim is that judges prefer the treatment MORE than humans do"
     )
     human_baseline_rate: Probability
-    thresholds: Thresholds
+    thresholds: Thresholds = Field(
+        description="the registered practical threshold as Cohen's h and as an odds ratio; both "
+        "are converted to h at the baseline and the smaller effect governs"
+    )
     extension_minimum_h: float = Field(gt=0.0, description="weaker minimum of the extension track")
     alpha: float = Field(gt=0.0, lt=0.5, description="joint error level of the h-interval")
     per_tail_alpha: float | None = Field(
@@ -125,10 +137,20 @@ class ConstructSpec(StrictModel):
         gt=1.0,
         description="1 / per_tail_alpha (derived when omitted; refused when given and not)",
     )
-    stream_roles: StreamRoles
-    registered_claim: NonEmptyText
-    extension_claim: NonEmptyText
-    known_confounds: list[Confound]
+    stream_roles: StreamRoles = Field(
+        description="what the two evidence streams are (the LLM-judge and the human stream)"
+    )
+    registered_claim: NonEmptyText = Field(
+        description="the registered claim, tested at the governing threshold (free text, reported)"
+    )
+    extension_claim: NonEmptyText = Field(
+        description="the extension claim, tested at extension_minimum_h and kept apart from the "
+        "registered one (free text, reported)"
+    )
+    known_confounds: list[Confound] = Field(
+        description="the construct's known confounds, each a precommitted arm of the engine "
+        "(may be empty)"
+    )
 
 
 # ----------------------------------------------------------------------------------------------

@@ -140,14 +140,22 @@ class BatteryScenarioSpec(StrictModel):
 
 
 class BatteryConfig(StrictModel):
-    kind: Literal["battery"]
+    kind: Literal["battery"] = Field(description="the config kind: 'battery'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
-    construct_spec: ConstructSpec = Field(alias="construct")
-    sequential: SequentialSpec
-    panel: PanelSpec
-    human: HumanSpec
-    routes: RoutesSpec
-    scenarios: list[BatteryScenarioSpec] = Field(min_length=1, max_length=50)
+    construct_spec: ConstructSpec = Field(
+        alias="construct", description="the construct, shared by every kind"
+    )
+    sequential: SequentialSpec = Field(
+        description="the anytime-valid route: construction, bet grid and cap, fixed before data"
+    )
+    panel: PanelSpec = Field(description="the simulated judge panel, as character sheets")
+    human: HumanSpec = Field(description="the human stream: judgments per root and their price")
+    routes: RoutesSpec = Field(description="the SPRT's beta and the fixed-n route's power")
+    scenarios: list[BatteryScenarioSpec] = Field(
+        min_length=1,
+        max_length=50,
+        description="the named truth scenarios the whole design is run under, 1 to 50",
+    )
     replicates: int = Field(ge=100, le=1_000_000, description="sequential runs per scenario")
     block_size: int = Field(
         ge=50,

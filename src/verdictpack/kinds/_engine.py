@@ -123,40 +123,112 @@ class ReaderAuditSpec(StrictModel):
     reconstruction_rate: float = Field(
         gt=0.0, le=1.0, description="simulated readers' reconstruction rate (proof run)"
     )
-    categories: int = Field(ge=2, le=10)
+    categories: int = Field(
+        ge=2,
+        le=10,
+        description="label categories each reader chooses among, 2 to 10 (chance agreement is "
+        "1 / categories)",
+    )
     cost_per_reading: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one reading, at most {MAX_COST:.0e}"
     )
 
 
 class BaselineSpec(StrictModel):
-    pilot_roots: int = Field(ge=0, le=100_000)
-    power: float = Field(gt=0.0, lt=1.0)
-    replicates: int = Field(ge=1000, le=1_000_000)
+    pilot_roots: int = Field(
+        ge=0,
+        le=100_000,
+        description="pilot roots of human judgments, 0 to 100,000: paid by every route, never "
+        "pooled into the confirmatory test",
+    )
+    power: float = Field(
+        gt=0.0,
+        lt=1.0,
+        description="power the confirmatory human sample is sized to at the governing threshold",
+    )
+    replicates: int = Field(
+        ge=1000,
+        le=1_000_000,
+        description="simulated replicates per candidate size while sizing the confirmatory "
+        "sample, 1,000 to 1,000,000",
+    )
 
 
 class EngineHumanSpec(StrictModel):
-    judgments_per_root: int = Field(ge=1, le=100)
+    judgments_per_root: int = Field(
+        ge=1, le=100, description="human judgments per root at the baseline rate, 1 to 100"
+    )
     cost_per_judgment: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one human judgment, at most {MAX_COST:.0e}"
     )
-    audit: ReaderAuditSpec
-    baseline: BaselineSpec
+    audit: ReaderAuditSpec = Field(
+        description="the reader-reconstruction audit: a kappa below kappa_min makes the verdict "
+        "INSTRUMENT_INVALID"
+    )
+    baseline: BaselineSpec = Field(
+        description="the human preference baseline: a pilot plus a confirmatory sample sized by "
+        "simulation"
+    )
 
 
 class GatesSpec(StrictModel):
-    length_tolerance: float = Field(gt=0.0, le=5.0)
-    length_target: float = Field(ge=0.0, le=10.0)
-    content_threshold: float = Field(gt=0.0, le=1.0)
-    fragment_threshold: float = Field(gt=0.0, le=1.0)
-    max_diff_tokens: int = Field(ge=0, le=1000)
+    length_tolerance: float = Field(
+        gt=0.0,
+        le=5.0,
+        description="length gate: largest |r - length_target| admitted, r = (L_treatment - "
+        "L_null) / L_null in words",
+    )
+    length_target: float = Field(
+        ge=0.0,
+        le=10.0,
+        description="length gate: intended relative lengthening r of the treatment (0: matched "
+        "lengths, e.g. 1.5 for 150% longer)",
+    )
+    content_threshold: float = Field(
+        gt=0.0,
+        le=1.0,
+        description="content gate: least share of the source's content units the treatment "
+        "keeps, in (0, 1]",
+    )
+    fragment_threshold: float = Field(
+        gt=0.0,
+        le=1.0,
+        description="fragment gate: largest 3-gram Jaccard similarity admitted between two "
+        "sentences of one text, in (0, 1]",
+    )
+    max_diff_tokens: int = Field(
+        ge=0,
+        le=1000,
+        description="null-separation gate: most tokens treatment and null partner may differ by "
+        "outside the manipulated spans, 0 to 1000",
+    )
 
 
 class DefectRatesSpec(StrictModel):
-    drop_unit: float = Field(ge=0.0, le=1.0)
-    padding: float = Field(ge=0.0, le=1.0)
-    duplicate_fragment: float = Field(ge=0.0, le=1.0)
-    extra_difference: float = Field(ge=0.0, le=1.0)
+    drop_unit: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="probability a candidate loses one content sentence from both rewrites "
+        "(tests the content gate)",
+    )
+    padding: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="probability a filler sentence is added to the treatment only (tests the "
+        "length gate)",
+    )
+    duplicate_fragment: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="probability one rewritten sentence is repeated verbatim (tests the "
+        "fragment gate)",
+    )
+    extra_difference: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="probability the null partner states a different value for one unit (tests "
+        "the null-separation gate)",
+    )
 
 
 class SpotCheckSpec(StrictModel):
@@ -166,8 +238,17 @@ class SpotCheckSpec(StrictModel):
         description="gate error rate the spot-check must detect; one so small that the check "
         "needs more than 1,000,000 pairs is refused",
     )
-    confidence: float = Field(gt=0.0, lt=1.0)
-    passes_per_pair: int = Field(ge=1, le=100)
+    confidence: float = Field(
+        gt=0.0,
+        lt=1.0,
+        description="confidence of the zero-failure bound: n checked pairs all agreeing with the "
+        "gate put its error rate below error_rate",
+    )
+    passes_per_pair: int = Field(
+        ge=1,
+        le=100,
+        description="human passes over each checked pair, 1 to 100 (touches = pairs x passes)",
+    )
     cost_per_touch: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one touch, at most {MAX_COST:.0e}"
     )
@@ -179,7 +260,9 @@ MAX_CANDIDATES = 100_000
 
 
 class StimuliSpec(StrictModel):
-    family: Literal["summarization", "length"]
+    family: Literal["summarization", "length"] = Field(
+        description="the construct family whose templates generate the candidates"
+    )
     templates: list[str] | None = Field(
         default=None, description="names of the family's templates to use (default: all)"
     )
@@ -189,23 +272,52 @@ class StimuliSpec(StrictModel):
         description=f"candidate roots generated, at most {MAX_CANDIDATES:,} (every admitted "
         "stimulus is held in memory and written to stimuli.jsonl, about 1 KB each)",
     )
-    gates: GatesSpec
-    defect_rates: DefectRatesSpec
-    spot_check: SpotCheckSpec
+    gates: GatesSpec = Field(
+        description="thresholds of the four admission gates: length, content, fragments, null "
+        "separation"
+    )
+    defect_rates: DefectRatesSpec = Field(
+        description="per-candidate probabilities of each injected imperfection, independent"
+    )
+    spot_check: SpotCheckSpec = Field(
+        description="the human spot-check of the gates' decisions, sized by an exact "
+        "zero-failure binomial bound"
+    )
 
 
 class TruthSpec(StrictModel):
     scenario: str = Field(description="one of " + ", ".join(SCENARIO_NAMES))
     true_h: float | None = Field(default=None, description="for above_threshold")
     model_shift_h: float = Field(ge=-3.0, le=3.0, description="for confounded")
-    stress_latent_correlation: float = Field(ge=-1.0, le=1.0)
-    stress_stream_correlation: float = Field(ge=-1.0, le=1.0)
-    stress_base: Literal["registered_alternative", "null"]
+    stress_latent_correlation: float = Field(
+        ge=-1.0,
+        le=1.0,
+        description="for correlated_stress: the panel's raised latent correlation between "
+        "judges, in [-1, 1]",
+    )
+    stress_stream_correlation: float = Field(
+        ge=-1.0,
+        le=1.0,
+        description="for correlated_stress: the raised correlation of the human latents with "
+        "the panel's root latent, in [-1, 1]",
+    )
+    stress_base: Literal["registered_alternative", "null"] = Field(
+        description="for correlated_stress: the effect it raises the correlations under"
+    )
 
 
 class PowerSpec(StrictModel):
-    replicates: int = Field(ge=50, le=1_000_000)
-    above_threshold_h: list[Annotated[float, Field(gt=0.0, le=3.0)]] = Field(min_length=1)
+    replicates: int = Field(
+        ge=50,
+        le=1_000_000,
+        description="simulated runs per power-report scenario and confound arm, 50 to 1,000,000 "
+        "(sets the Monte Carlo error)",
+    )
+    above_threshold_h: list[Annotated[float, Field(gt=0.0, le=3.0)]] = Field(
+        min_length=1,
+        description="true h values in (0, 3] above the null and the registered alternative "
+        "that the power report also simulates, at least one",
+    )
 
 
 class ConfoundStressSpec(StrictModel):
@@ -214,17 +326,30 @@ class ConfoundStressSpec(StrictModel):
 
 
 class EngineConfig(StrictModel):
-    kind: Literal["engine"]
+    kind: Literal["engine"] = Field(description="the config kind: 'engine'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
-    construct_spec: ConstructSpec = Field(alias="construct")
-    sequential: SequentialSpec
-    panel: PanelSpec
-    human: EngineHumanSpec
-    stimuli: StimuliSpec
-    routes: RoutesSpec
-    truth: TruthSpec
-    power: PowerSpec
-    confound_stress: ConfoundStressSpec
+    construct_spec: ConstructSpec = Field(
+        alias="construct", description="the construct, shared by every kind"
+    )
+    sequential: SequentialSpec = Field(
+        description="the anytime-valid route: construction, bet grid and cap, fixed before data"
+    )
+    panel: PanelSpec = Field(description="the simulated judge panel, as character sheets")
+    human: EngineHumanSpec = Field(
+        description="the human layer: judgments per root, their price, the reader audit and "
+        "the preference baseline"
+    )
+    stimuli: StimuliSpec = Field(
+        description="the stimulus factory: family, candidates, gates, injected defects, spot-check"
+    )
+    routes: RoutesSpec = Field(description="the SPRT's beta and the fixed-n route's power")
+    truth: TruthSpec = Field(description="the scenario the simulated proof run is drawn under")
+    power: PowerSpec = Field(
+        description="the power report: replicates and the above-threshold scenarios"
+    )
+    confound_stress: ConfoundStressSpec = Field(
+        description="the stress applied in each precommitted confound arm"
+    )
 
 
 def _engine_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:

@@ -55,24 +55,47 @@ __all__ = ["CompositionResult", "JudgesConfig", "JudgesResult", "run_judges"]
 
 class WorldSpec(StrictModel):
     effect_scale: float = Field(ge=0.0, le=10.0, description="multiplies every judge's lean_h")
-    stream_correlation: float = Field(ge=-1.0, le=1.0)
+    stream_correlation: float = Field(
+        ge=-1.0,
+        le=1.0,
+        description="correlation of each human judgment's latent with the panel's root latent, "
+        "in [-1, 1] (0: humans independent of the judges)",
+    )
 
 
 class WorldsSpec(StrictModel):
-    effect_present: WorldSpec
-    effect_absent: WorldSpec
+    effect_present: WorldSpec = Field(
+        description="the world with the effect: effect_scale > 0 applies the judges' lean_h"
+    )
+    effect_absent: WorldSpec = Field(
+        description="the world without the effect: effect_scale must be 0"
+    )
 
 
 class JudgesConfig(StrictModel):
-    kind: Literal["judges"]
+    kind: Literal["judges"] = Field(description="the config kind: 'judges'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
-    construct_spec: ConstructSpec = Field(alias="construct")
-    sequential: SequentialSpec
-    human: HumanSpec
-    routes: RoutesSpec
-    worlds: WorldsSpec
-    compositions: list[PanelSpec] = Field(min_length=1)
-    replicates: int = Field(ge=100, le=1_000_000)
+    construct_spec: ConstructSpec = Field(
+        alias="construct", description="the construct, shared by every kind"
+    )
+    sequential: SequentialSpec = Field(
+        description="the anytime-valid route: construction, bet grid and cap, fixed before data"
+    )
+    human: HumanSpec = Field(description="the human stream: judgments per root and their price")
+    routes: RoutesSpec = Field(description="the SPRT's beta and the fixed-n route's power")
+    worlds: WorldsSpec = Field(
+        description="the two worlds every composition is run in: effect present and absent"
+    )
+    compositions: list[PanelSpec] = Field(
+        min_length=1,
+        description="the panels compared, at least one, each priced next to its accuracy",
+    )
+    replicates: int = Field(
+        ge=100,
+        le=1_000_000,
+        description="simulated runs per composition and world, 100 to 1,000,000 (sets the "
+        "Monte Carlo error)",
+    )
 
 
 def _world_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:

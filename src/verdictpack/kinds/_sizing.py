@@ -73,8 +73,12 @@ class DesignPointSpec(StrictModel):
 
 
 class DesignPoints(StrictModel):
-    standard: DesignPointSpec
-    decisive: DesignPointSpec
+    standard: DesignPointSpec = Field(
+        description="the standard design point (alpha, power); every arm is sized at it"
+    )
+    decisive: DesignPointSpec = Field(
+        description="the decisive design point (alpha, power), sized beside the standard one"
+    )
 
 
 class SimulationSpec(StrictModel):
@@ -88,24 +92,45 @@ MAX_N = 1_000_000
 
 
 class TArmSpec(StrictModel):
-    test: Literal["paired_t", "one_sample_t"]
-    name: NonEmptyText
-    unit: NonEmptyText
+    test: Literal["paired_t", "one_sample_t"] = Field(
+        description="the t test sized: exact power from the noncentral t, both rejection tails"
+    )
+    name: NonEmptyText = Field(description="the arm's name, unique among the arms (reported)")
+    unit: NonEmptyText = Field(
+        description="what one unit of n counts, e.g. 'pairs' or 'items' (printed after each n)"
+    )
     dz: float = Field(
         gt=0.0,
         le=10.0,
         description="standardized effect (mean / sd of differences); an effect so small that "
         f"the exact n exceeds {MAX_N:,} at a design point is refused",
     )
-    sides: Literal[1, 2]
-    current_n: int | None = Field(default=None, ge=2, le=1_000_000)
-    check_n: list[Annotated[int, Field(ge=2, le=1_000_000)]] = Field(default_factory=list)
+    sides: Literal[1, 2] = Field(
+        description="1 or 2 rejection tails; a one-sided arm is tested at the design point's "
+        "alpha / 2"
+    )
+    current_n: int | None = Field(
+        default=None,
+        ge=2,
+        le=1_000_000,
+        description="the n the protocol has now, 2 to 1,000,000: its exact power is reported at "
+        "each design point (default: none)",
+    )
+    check_n: list[Annotated[int, Field(ge=2, le=1_000_000)]] = Field(
+        default_factory=list,
+        description="further sizes, each 2 to 1,000,000, where a seeded simulation of the t test "
+        "with estimated variance is compared with the exact power (default: none)",
+    )
 
 
 class BinomialArmSpec(StrictModel):
-    test: Literal["binomial"]
-    name: NonEmptyText
-    unit: NonEmptyText
+    test: Literal["binomial"] = Field(
+        description="a one-sample exact binomial test of p0 against p1 (or effect_h)"
+    )
+    name: NonEmptyText = Field(description="the arm's name, unique among the arms (reported)")
+    unit: NonEmptyText = Field(
+        description="what one unit of n counts, e.g. 'pairs' or 'items' (printed after each n)"
+    )
     p0: float = Field(gt=0.0, lt=1.0, description="null rate")
     p1: float | None = Field(
         default=None,
@@ -118,26 +143,44 @@ class BinomialArmSpec(StrictModel):
         description="alternative as Cohen's h from p0 (so small that n exceeds "
         f"{MAX_N:,}: refused)",
     )
-    sides: Literal[1, 2]
+    sides: Literal[1, 2] = Field(
+        description="1 or 2 rejection tails; a one-sided arm is tested at the design point's "
+        "alpha / 2"
+    )
 
 
 class TwoProportionArmSpec(StrictModel):
-    test: Literal["two_proportions"]
-    name: NonEmptyText
-    unit: NonEmptyText
-    sides: Literal[1, 2]
+    test: Literal["two_proportions"] = Field(
+        description="the construct's own contrast: human baseline against the governing "
+        "threshold, closed form on the arcsine scale (n per group)"
+    )
+    name: NonEmptyText = Field(description="the arm's name, unique among the arms (reported)")
+    unit: NonEmptyText = Field(
+        description="what one unit of n counts, e.g. 'pairs' or 'items' (printed after each n)"
+    )
+    sides: Literal[1, 2] = Field(
+        description="1 or 2 rejection tails; a one-sided arm is tested at the design point's "
+        "alpha / 2"
+    )
 
 
 ArmSpec = Annotated[TArmSpec | BinomialArmSpec | TwoProportionArmSpec, Field(discriminator="test")]
 
 
 class SizingConfig(StrictModel):
-    kind: Literal["sizing"]
+    kind: Literal["sizing"] = Field(description="the config kind: 'sizing'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
-    construct_spec: ConstructSpec = Field(alias="construct")
-    design_points: DesignPoints
-    simulation: SimulationSpec
-    arms: list[ArmSpec] = Field(min_length=1)
+    construct_spec: ConstructSpec = Field(
+        alias="construct", description="the construct, shared by every kind"
+    )
+    design_points: DesignPoints = Field(
+        description="the two design points (standard, decisive) every arm is sized at"
+    )
+    simulation: SimulationSpec = Field(description="the seeded simulated checks of the t arms")
+    arms: list[ArmSpec] = Field(
+        min_length=1,
+        description="the arms to size, at least one, each chosen by its 'test' (names unique)",
+    )
 
 
 def _arm_cross(cfg: dict[str, Any]) -> Any:

@@ -49,29 +49,59 @@ __all__ = ["SPRTExact", "VerdictConfig", "VerdictResult", "run_verdict", "sprt_e
 
 
 class StreamModelSpec(StrictModel):
-    judges_per_root: int = Field(ge=1, le=50)
-    latent_correlation: float = Field(ge=-1.0, le=1.0)
+    judges_per_root: int = Field(
+        ge=1,
+        le=50,
+        description="exchangeable judges in the model stream, 1 to 50, each shown every root in "
+        "both orders",
+    )
+    latent_correlation: float = Field(
+        ge=-1.0,
+        le=1.0,
+        description="correlation between two judges' latents on one root, in [-1, 1] (refused "
+        "when the correlation matrix is not positive semi-definite)",
+    )
     cost_per_judgment: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one judgment, at most {MAX_COST:.0e}"
     )
-    stream_correlation: float = Field(ge=-1.0, le=1.0)
-    human: HumanSpec
+    stream_correlation: float = Field(
+        ge=-1.0,
+        le=1.0,
+        description="correlation of each human judgment's latent with the panel's root latent, "
+        "in [-1, 1] (0: humans independent of the judges)",
+    )
+    human: HumanSpec = Field(description="the human stream: judgments per root and their price")
 
 
 class ScenarioSpec(StrictModel):
-    name: Annotated[str, Field(min_length=1)]
+    name: Annotated[str, Field(min_length=1)] = Field(
+        description="the scenario's name, unique among the scenarios (reported)"
+    )
     true_h: float = Field(ge=0.0, le=3.0, description="true h of the model stream over humans")
 
 
 class VerdictConfig(StrictModel):
-    kind: Literal["verdict"]
+    kind: Literal["verdict"] = Field(description="the config kind: 'verdict'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
-    construct_spec: ConstructSpec = Field(alias="construct")
-    sequential: SequentialSpec
-    streams: StreamModelSpec
-    routes: RoutesSpec
-    scenarios: list[ScenarioSpec] = Field(min_length=1)
-    replicates: int = Field(ge=100, le=1_000_000)
+    construct_spec: ConstructSpec = Field(
+        alias="construct", description="the construct, shared by every kind"
+    )
+    sequential: SequentialSpec = Field(
+        description="the anytime-valid route: construction, bet grid and cap, fixed before data"
+    )
+    streams: StreamModelSpec = Field(
+        description="the stream model: an exchangeable judge panel and the human stream"
+    )
+    routes: RoutesSpec = Field(description="the SPRT's beta and the fixed-n route's power")
+    scenarios: list[ScenarioSpec] = Field(
+        min_length=1, description="the true effects simulated, at least one, names unique"
+    )
+    replicates: int = Field(
+        ge=100,
+        le=1_000_000,
+        description="simulated runs of every route per scenario, 100 to 1,000,000 (sets the "
+        "Monte Carlo error)",
+    )
 
 
 RULES = (
