@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from verdictpack._errors import InputError, UsageError
+from verdictpack._errors import UsageError
 from verdictpack._output import LEDGER_NAME, LIVE_MARKER, LiveFolder
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import ConfigSource, compile_construct
@@ -194,6 +194,29 @@ def _scores(config: StudyConfig, prep: StudyPrepared) -> _Scores:
     return _Scores(file_sum, cells, h)
 
 
+def _check_committed(commits: Any, prep: StudyPrepared, scores: _Scores) -> None:
+    """A committed root's evidence never changes: the commits must follow the registered order,
+    and the human annotations in the files must still give each committed root the H_i it was
+    committed with (new annotations belong to roots not yet committed, where they are taken up
+    in the registered order)."""
+    for k, c in enumerate(commits):
+        if k >= len(prep.order) or c["root_id"] != prep.order[k]:
+            raise UsageError(
+                f"the ledger's commit {k + 1} is root {c['root_id']!r}, not the registered "
+                "order's: the ledger does not belong to these stimuli"
+            )
+        now = float(scores.human[k])
+        then = c["h"]
+        same = (then is None and now != now) or (then is not None and math.isclose(now, then))
+        if not same:
+            raise UsageError(
+                f"the human annotations of root {c['root_id']!r}, committed as root {k + 1} with "
+                f"H = {then}, now give H = {None if now != now else now}: a committed root's "
+                "evidence cannot change (add annotations only for roots not yet committed, or "
+                "start a new study folder)"
+            )
+
+
 def _live_score(policy: Policy, choice: str, p_treatment: float | None) -> float:
     """A live cell's score in half units: 2·P(treatment) when the logprobs gave it."""
     if p_treatment is not None and choice != "invalid":
@@ -247,13 +270,12 @@ def run_live_study(
         try:
             tracks = track_run(construct, sequential)
             committed = ledger.committed()
+            scores = _scores(config, prep)
+            _check_committed(committed, prep, scores)
             for k, c in enumerate(committed):
-                if c["root_id"] != prep.order[k]:
-                    raise InputError("ledger", "commits in the registered order", c["root_id"])
                 tracks.step(
                     c["m"], c["h"], at_cap=k + 1 == min(sequential.cap_roots, len(prep.order))
                 )
-            scores = _scores(config, prep)
             policy = prep.policy
             total_cells = (len(config.panel.judges)) * 2 * config.panel.trials
             by_id = {s.id: s for s in prep.data.stimuli}
