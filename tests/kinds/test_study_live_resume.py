@@ -256,12 +256,6 @@ def test_sigterm_mid_run_stops_cleanly_like_ctrl_c(tmp_path: Path) -> None:
     assert (out / "report" / "verdict.json").is_file()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a rerun of a study already at its verdict reports 0 roots committed (stderr and the "
-    "ledger's run_end event): run_live starts LiveOutcome.committed at 0, not at the roots the "
-    "ledger already holds (tracks.roots)",
-)
 def test_a_rerun_after_the_verdict_reports_the_roots_committed(tmp_path: Path) -> None:
     probe, _ = live_study(tmp_path / "probe", "http://127.0.0.1:9/v1")
     with serve(server_config(probe)) as url, _processes() as procs:

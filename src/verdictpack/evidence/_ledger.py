@@ -188,7 +188,8 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class RequestRecord(_Record):
-    """One request as recorded before it was sent (``body`` is its canonical JSON text)."""
+    """One request as recorded (``body`` is its canonical JSON text); a live run records it
+    with the group of writes its sending falls in, no later than its answer."""
 
     key: str
     root_id: str
@@ -454,7 +455,8 @@ class Ledger:
         if not p.parent.is_dir():
             raise LedgerError(f"ledger {p}: the folder {p.parent} does not exist")
         try:
-            conn = sqlite3.connect(p, isolation_level=None)
+            # one thread at a time, but not always the opening one (commit_batch)
+            conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise LedgerError(f"ledger {p}: cannot be opened ({exc})") from None
         try:
@@ -547,7 +549,6 @@ class Ledger:
         Nested batches join the outermost one. A crash inside loses the whole batch; an
         exception raised by the body commits the records already made, then propagates.
         """
-        db = self._writable("batch")
         if self._batch_depth:
             self._batch_depth += 1
             try:
@@ -555,24 +556,42 @@ class Ledger:
             finally:
                 self._batch_depth -= 1
             return
+        self.begin_batch()
+        try:
+            yield self
+        finally:
+            self.commit_batch()
+
+    def begin_batch(self) -> None:
+        """Open a batch that :meth:`commit_batch` ends: the two halves of :meth:`batch`, for a
+        caller whose commit runs elsewhere (a live run syncs in a worker thread, so its event
+        loop goes on receiving answers meanwhile). From here until the commit returns, the
+        ledger belongs to that batch: nothing else may use it, from any thread."""
+        db = self._writable("batch")
+        if self._batch_depth:
+            raise LedgerError(f"ledger {self.path}: begin_batch inside an open batch")
         if self._sync != "FULL":
             db.execute("PRAGMA synchronous=FULL")
             self._sync = "FULL"
         db.execute("BEGIN IMMEDIATE")
         self._batch_depth = 1
+
+    def commit_batch(self) -> None:
+        """Commit the batch :meth:`begin_batch` opened (FULL sync). It may run in another
+        thread than the one that opened it, while no other thread uses the ledger."""
+        db = self._db
+        if self._batch_depth != 1:
+            raise LedgerError(f"ledger {self.path}: commit_batch without an open batch")
+        self._batch_depth = 0
         try:
-            yield self
-        finally:
-            self._batch_depth = 0
-            try:
-                db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._conn = None
-                db.close()
-                raise LedgerError(
-                    f"ledger {self.path}: a batch could not be committed ({exc}); "
-                    "the ledger is closed, reopen it to resume"
-                ) from None
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._conn = None
+            db.close()
+            raise LedgerError(
+                f"ledger {self.path}: a batch could not be committed ({exc}); "
+                "the ledger is closed, reopen it to resume"
+            ) from None
 
     def close(self) -> None:
         """Close the ledger (idempotent); the last connection checkpoints the WAL."""

@@ -12,12 +12,19 @@ the calls in flight are cancelled and their estimated cost recorded apart.
 Every answer is written to the ledger before it counts; a request already answered -- in this run
 or an earlier one of the same manifest -- is never sent again, so a rerun after any interruption
 replays the ledger's answers and goes on from there, reaching the same commits as an
-uninterrupted run against a deterministic server, at any concurrency. Writes are grouped: the
-answers that land while the ledger syncs the previous group are recorded together, with the
-roots they complete, in one transaction (a group commit: one fsync for many answers, where one
-each would cap a study at the disk's fsync rate). A call counts as done only once its group is
-durable; a crash loses at most the group being written (those requests are asked again on the
-rerun), and answers that landed as a run ends -- at the verdict, on Ctrl-C -- are still recorded.
+uninterrupted run against a deterministic server, at any concurrency.
+
+Writes are grouped (a group commit: one fsync for many answers, where one each would cap a study
+at the disk's fsync rate). Every ledger write of the run -- a request as it is sent, its
+attempts, its answer as it lands -- waits in order for the next group; the main loop makes the
+group's writes and the commits of the roots they complete in one transaction, whose COMMIT (the
+fsync) runs in a worker thread while the event loop goes on sending and receiving, and the next
+group gathers meanwhile. Between a group's start and its commit's end only the main loop touches
+the ledger. A call's concurrency slot is free once its answer has arrived, but the answer counts
+-- towards a commit, and in the spend instead of its worst-case estimate -- from its group on;
+a crash loses at most the groups not yet durable (their requests are asked again on the rerun,
+as every unanswered request is), and what landed as a run ends -- at the verdict, on Ctrl-C --
+is still recorded. A write the ledger refuses stops the run (failed, with the ledger's reason).
 
 The budget: before each dispatch, the model spend so far (answers recorded) plus the worst-case
 cost of every call in flight plus the worst case of the next call must fit within the cap;
@@ -28,6 +35,8 @@ calls in flight have landed (their answers are kept: paid evidence is never thro
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import gc
 import hashlib
 import math
 import random
@@ -36,6 +45,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from verdictpack._errors import VerdictpackError
 from verdictpack.core._tracks import TrackRun
 from verdictpack.evidence._ledger import Ledger, canonical_json
 from verdictpack.evidence.live._extract import (
@@ -111,14 +121,11 @@ class Answer:
 
 @dataclass(frozen=True)
 class _Landed:
-    """An answer received, waiting for the group transaction that records it: the ledger's
-    fields, the attempt notes deferred to it, and the future its caller awaits."""
+    """An answer received, waiting for the group transaction that records it."""
 
     cell: Cell
     fields: Mapping[str, Any]
     answer: Answer
-    notes: tuple[tuple[int, str], ...]
-    recorded: asyncio.Future[None]
 
 
 @dataclass
@@ -292,7 +299,7 @@ async def run_live(
     cells {(judge, order, trial): (choice, p_treatment)} into M_i (the study's policy, and any
     judges read from files); ``human_value(i)`` is H_i or None."""
     t0 = time.perf_counter()
-    outcome = LiveOutcome()
+    outcome = LiveOutcome(committed=tracks.roots)
     by_name = {j.name: j for j in judges}
     n = min(cap, len(roots))
     cells = build_cells(roots[:n], judges, trials, ledger)
@@ -308,8 +315,9 @@ async def run_live(
     in_flight: dict[str, float] = {}
     done = asyncio.Event()
     wake = asyncio.Event()  # set whenever the main loop has something to look at
-    landing: list[_Landed] = []
-    loop = asyncio.get_running_loop()
+    # the ledger writes waiting for the next group, in the order they happened: (the record
+    # call, its arguments, the answer it records or None)
+    writes: list[tuple[Callable[..., None], tuple[Any, ...], _Landed | None]] = []
     stop_dispatch = [False]
     failure: list[BaseException] = []
     limits = {
@@ -334,27 +342,18 @@ async def run_live(
             if outcome.stop != "verdict":
                 outcome.stop = "budget"
             return
-        in_flight[c.key] = estimate
+        in_flight[c.key] = estimate  # until its answer is recorded (or the call fails)
         key = c.key
-        # the note of the attempt that succeeds goes into the answer's transaction; every other
-        # note is written at once (after the deferred ones, so the ledger keeps their order)
-        deferred: list[tuple[int, str]] = []
-
-        def write_deferred() -> None:
-            for attempt, text in deferred:
-                ledger.record_attempt(key, attempt, text)
-            deferred.clear()
+        handed = False
 
         def note(attempt: int, what: int | LiveError, delay: float | None) -> None:
             after = "no further try" if delay is None else f"next try in {delay:.3f} s"
-            if delay is None and isinstance(what, int) and 200 <= what < 300:
-                deferred.append((attempt, f"{what}; {after}"))
-                return
-            write_deferred()
-            ledger.record_attempt(key, attempt, f"{what}; {after}")
+            writes.append((ledger.record_attempt, (key, attempt, f"{what}; {after}"), None))
 
         try:
-            ledger.record_request(c.key, c.root_id, c.judge, c.order, c.trial, c.body)
+            writes.append(
+                (ledger.record_request, (c.key, c.root_id, c.judge, c.order, c.trial, c.body), None)
+            )
             request = HttpRequest(
                 "POST",
                 judge.endpoint,
@@ -377,8 +376,13 @@ async def run_live(
                 data = _json_of(response.body)
                 if data is not None:
                     break
-                write_deferred()
-                ledger.record_attempt(c.key, 0, "malformed JSON body", response.elapsed)
+                writes.append(
+                    (
+                        ledger.record_attempt,
+                        (c.key, 0, "malformed JSON body", response.elapsed),
+                        None,
+                    )
+                )
             if data is None:  # paid for, unreadable: an invalid judgment, never a lost one
                 data = {}
             extraction = extract_choice(data, judge.prompt.labels)
@@ -396,21 +400,12 @@ async def run_live(
                 "path": extraction.path,
                 "p_treatment": p_t,
             }
-            item = _Landed(
-                c,
-                fields,
-                Answer(choice, p_t, extraction.path, cost),
-                tuple(deferred),
-                loop.create_future(),
-            )
-            deferred.clear()
-            landing.append(item)
-            wake.set()
-            # cancelled here (the run ending), the answer stays in ``landing``: recorded at the end
-            await item.recorded
+            item = _Landed(c, fields, Answer(choice, p_t, extraction.path, cost))
+            writes.append((_record_answer, (ledger, item), item))
+            handed = True
         finally:
-            write_deferred()
-            in_flight.pop(c.key, None)
+            if not handed:
+                in_flight.pop(c.key, None)
             wake.set()
 
     async def worker(endpoint: str) -> None:
@@ -455,34 +450,44 @@ async def run_live(
             if progress is not None:
                 progress(outcome, tracks)
 
-    def record_landed(commit: bool) -> None:
-        """Record every answer landed so far, and (``commit``) the roots they complete, in one
-        transaction; then tell their callers (an answer the ledger refuses: its caller raises)."""
-        items = landing[:]
-        del landing[:]
-        told: list[tuple[asyncio.Future[None], BaseException | None]] = []
-        with ledger.batch():
-            for item in items:
-                key = item.cell.key
-                try:
-                    for attempt, text in item.notes:
-                        ledger.record_attempt(key, attempt, text)
-                    ledger.record_answer(key, **item.fields)
-                except Exception as exc:
-                    told.append((item.recorded, exc))
-                    continue
-                results[key] = item.answer
-                spend[0] += item.answer.cost
-                told.append((item.recorded, None))
-            if commit:
-                commit_ready()
-        for fut, err in told:
-            if fut.done():  # its caller was cancelled: nobody waits
+    def stage(commit: bool) -> None:
+        """Make every waiting write (and, ``commit``, the commits of the roots they complete)
+        inside the open batch. A write the ledger refuses stops the run (failed, its reason)."""
+        items = writes[:]
+        del writes[:]
+        for record, args, item in items:
+            try:
+                record(*args)
+            except VerdictpackError as exc:
+                failure.append(exc)
+                stop_dispatch[0] = True
+                if item is not None:
+                    in_flight.pop(item.cell.key, None)
                 continue
-            if err is None:
-                fut.set_result(None)
-            else:
-                fut.set_exception(err)
+            if item is not None:
+                results[item.cell.key] = item.answer
+                spend[0] += item.answer.cost
+                in_flight.pop(item.cell.key, None)
+        if commit:
+            commit_ready()
+
+    # the group's COMMIT (its fsync) runs in this thread while the event loop goes on; between
+    # begin_batch and the commit's end only this code touches the ledger
+    syncer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="verdictpack-ledger")
+    syncing: list[concurrent.futures.Future[None]] = []
+
+    async def write_group() -> None:
+        """One group: stage the writes in a batch, then wait for its commit off the loop."""
+        ledger.begin_batch()
+        try:
+            stage(commit=True)
+        except BaseException:
+            ledger.commit_batch()  # what was staged is kept, as ``batch`` does; then raise
+            raise
+        syncing.append(syncer.submit(ledger.commit_batch))
+        # shielded: a cancelled run still waits for this commit (in the finally below)
+        await asyncio.shield(asyncio.wrap_future(syncing[-1]))
+        syncing.clear()
 
     workers: list[asyncio.Task[None]] = []
     for endpoint, lim in limits.items():
@@ -490,12 +495,20 @@ async def run_live(
             task = asyncio.create_task(worker(endpoint))
             task.add_done_callback(lambda _t: wake.set())
             workers.append(task)
+    synced = True
+    # what exists now (the cells, the ledger's answers, every module) lives through the run:
+    # kept out of the collector's passes, which would otherwise walk it again and again while
+    # the run allocates (a fifth to a quarter of the time of a fast run); objects made during
+    # the run are collected as usual. Only when nothing else froze objects (unfreeze is global).
+    frozen = gc.isenabled() and gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
     try:
         with ledger.batch():
             commit_ready()  # the roots a resumed study already holds every answer of
         while next_root[0] < n and not tracks.stopped:
-            if landing:
-                record_landed(commit=True)
+            if any(item is not None for _, _, item in writes):
+                await write_group()
                 continue
             if all(w.done() for w in workers) or (stop_dispatch[0] and not in_flight):
                 break
@@ -516,15 +529,27 @@ async def run_live(
             w.cancel()
         pending = dict(in_flight)
         await asyncio.gather(*workers, return_exceptions=True)
-        if landing:  # answers that landed as the run ended: paid for, so recorded
-            record_landed(commit=False)
-        for key, estimate in pending.items():
-            if key not in results:
-                ledger.record_cancelled(key, estimate, outcome.stop)
-                outcome.cancelled += 1
-                outcome.cancelled_cost += estimate
+        for fut in syncing:  # a commit still running in the thread: the ledger is its until done
+            concurrent.futures.wait([fut])
+            synced = fut.exception() is None
+        syncer.shutdown(wait=True)
+        if synced:
+            if writes:  # what landed as the run ended (answers are paid for): recorded, no commit
+                with ledger.batch():
+                    stage(commit=False)
+            for key, estimate in pending.items():
+                if key not in results:
+                    ledger.record_cancelled(key, estimate, outcome.stop)
+                    outcome.cancelled += 1
+                    outcome.cancelled_cost += estimate
+        if frozen:
+            gc.unfreeze()
         outcome.seconds = time.perf_counter() - t0
     return outcome
+
+
+def _record_answer(ledger: Ledger, item: _Landed) -> None:
+    ledger.record_answer(item.cell.key, **item.fields)
 
 
 def _json_bytes(body: Mapping[str, Any]) -> bytes:
