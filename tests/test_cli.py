@@ -198,3 +198,15 @@ def test_version_and_the_one_line_after_a_run(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().err == f"verdictpack: sizing: done; files in {out}\n"
     assert main([str(SIZING), "--out", str(out), "--force", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "command", ["schema", "validate", "status", "audit", "seal-test", "reproduce"]
+)
+def test_every_command_has_help(command: str, capsys) -> None:
+    try:
+        code = main([command, "--help"])
+    except SystemExit as exc:  # argparse's own --help
+        code = int(exc.code or 0)
+    assert code == 0
+    assert capsys.readouterr().out.startswith(f"usage: verdictpack {command}")

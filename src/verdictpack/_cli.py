@@ -253,7 +253,29 @@ def _validate(argv: Sequence[str]) -> int:
     return 0
 
 
+_HELP = {
+    "schema": (
+        "usage: verdictpack schema KIND\n\nPrint the JSON Schema of a config kind ("
+        + ", ".join(KINDS)
+        + "): every field, its type, bounds and description.\n"
+    ),
+    "validate": (
+        "usage: verdictpack validate CONFIG.json\n\nCheck a config and, for a study, every data "
+        "file it names (each defect with its file and line or JSON path); print a summary of "
+        "the data. Exit 2 on any defect. Nothing is written.\n"
+    ),
+    "status": (
+        "usage: verdictpack status DIR\n\nA live study's state in a few lines, read from its "
+        "ledger (safe while a run is writing): committed roots, the registered track's "
+        "interval and state, spend against the cap, the last run's throughput.\n"
+    ),
+}
+
+
 def _dispatch(argv: Sequence[str]) -> int:
+    if len(argv) >= 2 and argv[0] in _HELP and argv[1] in ("-h", "--help"):
+        sys.stdout.write(_HELP[argv[0]])
+        return 0
     if argv and argv[0] in ("--version", "-V"):
         sys.stdout.write(f"verdictpack {_version()}\n")
         return 0
