@@ -35,12 +35,58 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, machine, report, time_call
 
-WORDS = (
-    "the a report council budget city river school study season market plan water energy "
-    "policy health patients doctors survey results growth rates prices workers union court "
-    "ruling judge appeal museum collection visitors festival music film team coach league "
-    "players match record storm flooding roads bridge repairs transport service trains buses"
-).split()
+WORDS = [
+    "the",
+    "a",
+    "report",
+    "council",
+    "budget",
+    "city",
+    "river",
+    "school",
+    "study",
+    "season",
+    "market",
+    "plan",
+    "water",
+    "energy",
+    "policy",
+    "health",
+    "patients",
+    "doctors",
+    "survey",
+    "results",
+    "growth",
+    "rates",
+    "prices",
+    "workers",
+    "union",
+    "court",
+    "ruling",
+    "judge",
+    "appeal",
+    "museum",
+    "collection",
+    "visitors",
+    "festival",
+    "music",
+    "film",
+    "team",
+    "coach",
+    "league",
+    "players",
+    "match",
+    "record",
+    "storm",
+    "flooding",
+    "roads",
+    "bridge",
+    "repairs",
+    "transport",
+    "service",
+    "trains",
+    "buses",
+]
 
 
 def write_study(folder: Path, roots: int, seed: int = 14) -> dict[str, int]:
