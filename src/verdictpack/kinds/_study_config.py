@@ -255,6 +255,23 @@ class PairsSpec(StrictModel):
     )
 
 
+# the two side settings every annotation-tool importer takes
+TreatmentSide = Annotated[
+    Literal["left", "right"] | None,
+    Field(
+        description="the side that always holds the treatment ('left' = shown first), instead of "
+        "reading it per record"
+    ),
+]
+SideMap = Annotated[
+    dict[str, str] | None,
+    Field(
+        description="translates the side values read to 'left' / 'right' (default: the values "
+        "themselves)"
+    ),
+]
+
+
 class TableFileSpec(StrictModel):
     format: Literal["table"] = Field(
         description="a CSV or JSONL file in the canonical columns, or mapped to them"
@@ -291,16 +308,8 @@ class LabelStudioFileSpec(StrictModel):
         default=None,
         description="the key of the task's data saying which side held the treatment",
     )
-    treatment_side: Literal["left", "right"] | None = Field(
-        default=None,
-        description="the side that always holds the treatment ('left' = shown first), instead of "
-        "reading it per record",
-    )
-    side_map: dict[str, str] | None = Field(
-        default=None,
-        description="translates the side values read to 'left' / 'right' (default: the values "
-        "themselves)",
-    )
+    treatment_side: TreatmentSide = None
+    side_map: SideMap = None
     value_map: dict[str, str] | None = Field(
         default=None,
         description="translates the control's values to left, right, tie or invalid (needed for "
@@ -329,16 +338,8 @@ class ArgillaFileSpec(StrictModel):
         default=None,
         description="dotted key of the record saying which side held the treatment",
     )
-    treatment_side: Literal["left", "right"] | None = Field(
-        default=None,
-        description="the side that always holds the treatment ('left' = shown first), instead of "
-        "reading it per record",
-    )
-    side_map: dict[str, str] | None = Field(
-        default=None,
-        description="translates the side values read to 'left' / 'right' (default: the values "
-        "themselves)",
-    )
+    treatment_side: TreatmentSide = None
+    side_map: SideMap = None
     include_suggestions: bool = Field(
         default=False,
         description="also read the records' suggestions, as model judgments rated by their agent",
@@ -364,16 +365,8 @@ class MTurkFileSpec(StrictModel):
         default=None,
         description="the Input column saying which side held the treatment",
     )
-    treatment_side: Literal["left", "right"] | None = Field(
-        default=None,
-        description="the side that always holds the treatment ('left' = shown first), instead of "
-        "reading it per record",
-    )
-    side_map: dict[str, str] | None = Field(
-        default=None,
-        description="translates the side values read to 'left' / 'right' (default: the values "
-        "themselves)",
-    )
+    treatment_side: TreatmentSide = None
+    side_map: SideMap = None
 
 
 JudgmentFileSpec = Annotated[
