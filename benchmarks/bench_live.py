@@ -10,23 +10,24 @@ each the median of ``--repeats`` runs, interleaved so both variants see the same
 * **bare httpx**: an ``httpx.AsyncClient`` (one pool of ``c`` connections) posting the very
   bodies the live run sends, ``c`` workers, reading each response's JSON, nothing else (the
   reference of the acceptance);
-* **bare, pools of 8** (for ``c`` > 8): the same over ``ceil(c / 8)`` clients of 8 connections
-  each, as :class:`HttpxTransport` splits its pool (httpcore's pool does work proportional to
+* **bare, pools of 1** (for ``c`` > 1): the same over ``c`` clients of one connection each,
+  as :class:`HttpxTransport` splits its connections (httpcore's pool does work proportional to
   its connections on every request, so one client of 32 or 64 is CPU-bound in that bookkeeping:
-  this is the stronger reference);
+  this is the stronger reference at high concurrency);
 * **live path**: :func:`verdictpack.evidence.live._runner.run_live` over
   :class:`HttpxTransport` with a fresh ledger in a temporary folder (``--dir``: put it on the
   disk study folders live on, fsync costs what it costs there), the three tracks of
   :class:`TrackRun`, the judge's concurrency ``c``, no humans (the tracks never stop before the
   cap, so every root is asked and committed).
 
-Settings: concurrency 1 and 32 (and ``--also`` others) with no server latency, the judgments/s
-of both variants and their ratio (the acceptance: the live path at least 1,000 judgments/s and at
-least half the bare rate); concurrency 64 with 100 ms of server latency per answer (the ceiling
-is 640/s; the acceptance asks for 80 % of it), the live path over ``--latency-judgments``
-(6,400: a 10 s run, so connection set-up and the last wave weigh little), the bare loops over
-``--latency-bare-judgments`` (1,600). Rates are judgments sent over the whole call's seconds
-(``run_live`` from its start: building the cells included).
+Settings: concurrency 1, 8 and 32 (and ``--also`` others) with no server latency, the
+judgments/s of both variants and their ratio (the acceptance: the live path at least 1,000
+judgments/s and at least half the bare rate, judged at concurrency 8, a judge's default
+``concurrency`` and the README's example); concurrency 64 with 100 ms of server latency per
+answer (the ceiling is 640/s; the acceptance asks for 80 % of it), the live path over
+``--latency-judgments`` (6,400: a 10 s run, so connection set-up and the last wave weigh
+little), the bare loops over ``--latency-bare-judgments`` (1,600). Rates are judgments sent
+over the whole call's seconds (``run_live`` from its start: building the cells included).
 
 Resume: a ledger of ``--resume-roots`` roots (default 12,500) x 4 judges x 2 orders = 100,000
 answers, written directly with the Ledger API (batches of roots) under the keys ``build_cells``
@@ -36,7 +37,7 @@ a ``TrackRun`` (as kinds/_study_live.py does), then ``run_live`` (``build_cells`
 ``answers_by_key``, the 10 roots committed from the ledger's answers, no request sent); the
 acceptance asks for at most 5 s.
 
-Usage: python benchmarks/bench_live.py [--repeats 3] [--judgments 4000] [--also 8 16]
+Usage: python benchmarks/bench_live.py [--repeats 3] [--judgments 4000] [--also 16]
        [--only throughput|latency|resume] [--dir DIR]
 """
 
@@ -63,7 +64,7 @@ from oai_server import ServerConfig, Sheet, serve
 
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracks import TrackRun
-from verdictpack.evidence._ledger import LEDGER_FILENAME, Ledger
+from verdictpack.evidence._ledger import LEDGER_FILENAME, Ledger, canonical_json
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
 from verdictpack.evidence.live._prompts import DEFAULT_PROMPT
@@ -82,6 +83,10 @@ WORDS = (
 # fmt: on
 # a choice's score in half units (treatment 2, null 0, tie 1, invalid 1): M_i = sum / (2 cells)
 SCORE = {"treatment": 2.0, "null_partner": 0.0, "tie": 1.0, "invalid": 1.0}
+# a judge's default concurrency (kinds/_study_config.py) and the README's: the acceptance row
+DEFAULT_CONCURRENCY = 8
+# connections per pool of HttpxTransport (its default pool_size)
+POOL = 1
 
 
 def _text(rng: random.Random, n: int) -> str:
@@ -193,9 +198,8 @@ def bodies_of(base_url: str, roots: list[Stimulus], trials: int) -> list[bytes]:
             cells = build_cells(roots, [make_judge("judge-a", base_url, 1)], trials, led)
         finally:
             led.close()
-    return [
-        json.dumps(c.body, separators=(",", ":"), ensure_ascii=False).encode("utf-8") for c in cells
-    ]
+    # the runner sends each body's canonical JSON (sorted keys, no whitespace, UTF-8)
+    return [canonical_json(c.body).encode("utf-8") for c in cells]
 
 
 def throughput(args: argparse.Namespace) -> None:
@@ -203,7 +207,7 @@ def throughput(args: argparse.Namespace) -> None:
     per_root = 2 * trials
     settings = []
     if args.only in (None, "throughput"):
-        settings += [(c, 0.0) for c in sorted({1, 32, *args.also})]
+        settings += [(c, 0.0) for c in sorted({1, DEFAULT_CONCURRENCY, 32, *args.also})]
     if args.only in (None, "latency"):
         settings.append((64, 0.1))
     for concurrency, latency in settings:
@@ -217,7 +221,8 @@ def throughput(args: argparse.Namespace) -> None:
             lifetime=3600.0,
             seed=3,
         )
-        rates: dict[str, list[float]] = {"bare httpx": [], "bare, pools of 8": [], "live path": []}
+        pooled = f"bare, pools of {POOL}"
+        rates: dict[str, list[float]] = {"bare httpx": [], pooled: [], "live path": []}
         with (
             serve(cfg, process=True) as base,
             tempfile.TemporaryDirectory(dir=args.dir, prefix="bench_live_") as tmp,
@@ -232,10 +237,10 @@ def throughput(args: argparse.Namespace) -> None:
                 bodies = bodies_of(base, roots[:bare_roots], trials)
                 seconds = asyncio.run(bare(url, bodies, concurrency))
                 rates["bare httpx"].append(len(bodies) / seconds)
-                if concurrency > 8:  # what HttpxTransport does: clients of 8 connections
+                if concurrency > POOL:  # as HttpxTransport splits its connections
                     again = bodies_of(base, make_roots(bare_roots, seed=5000 + run), trials)
-                    seconds = asyncio.run(bare(url, again, concurrency, pool=8))
-                    rates["bare, pools of 8"].append(len(again) / seconds)
+                    seconds = asyncio.run(bare(url, again, concurrency, pool=POOL))
+                    rates[pooled].append(len(again) / seconds)
                 folder = Path(tmp) / f"run{run}"
                 folder.mkdir()
                 seconds, sent = live(base, roots, trials, concurrency, folder)
@@ -254,11 +259,17 @@ def throughput(args: argparse.Namespace) -> None:
                 f" a run){ideal}"
             )
         line = f"  live / bare: {med['live path'] / med['bare httpx']:.2f}"
-        if "bare, pools of 8" in med:
-            line += f"; live / bare pools of 8: {med['live path'] / med['bare, pools of 8']:.2f}"
+        if pooled in med:
+            line += f"; live / {pooled[6:]}: {med['live path'] / med[pooled]:.2f}"
         if latency:
             line += f"; live / ceiling: {med['live path'] / (concurrency / latency):.2f}"
         print(line + f"; server answered {served.get('ok', 0)}")
+        if concurrency == DEFAULT_CONCURRENCY and not latency:
+            ok = med["live path"] >= 1000 and med["live path"] >= 0.5 * med["bare httpx"]
+            print(
+                f"  acceptance at the default concurrency {concurrency}: live >= 1,000/s and "
+                f">= 0.5 x bare: {'met' if ok else 'NOT met'}"
+            )
 
 
 # ---- resume ---------------------------------------------------------------------------------
@@ -419,6 +430,9 @@ def check_keys(roots: list[Stimulus], judges: list[LiveJudge], trials: int) -> N
                             cell = next(cells)
                             if cell.key != key or cell.body != body:
                                 raise SystemExit(f"build_cells differs at {cell}")
+                            # the spliced canonical text (what is sent and recorded)
+                            if cell.text is None or "".join(cell.text) != canonical_json(body):
+                                raise SystemExit(f"build_cells' text differs at {cell}")
         finally:
             led.close()
 

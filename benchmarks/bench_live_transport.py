@@ -9,7 +9,8 @@ median of ``--repeats`` runs, in requests per second:
 * **bare httpx**: ``httpx.AsyncClient.post`` in the loop, nothing else, one client holding
   all ``c`` connections;
 * **bare httpx, pools of 8**: the same over ``ceil(c / 8)`` clients of 8 connections each
-  (workers assigned round robin): what :class:`HttpxTransport` does by default;
+  (workers assigned round robin): what :class:`HttpxTransport` did before its pools of one
+  connection (``pool_size=1``, its default now) over ``httpx.AsyncHTTPTransport``;
 * **verdictpack stack**: the same requests through :class:`HttpxTransport`,
   ``send_with_retries`` and an :class:`EndpointLimits` slot (no rate limit), i.e. the per-call
   path of a live study minus prompt rendering, extraction and the ledger.

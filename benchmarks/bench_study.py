@@ -16,18 +16,28 @@ Timed in the same run, each the median of ``--repeats``:
   gates on every pair, registered order, values, the three tracks over all roots, the judges'
   estimates, and every output file written to ``--out``), and the ratio of the two.
 
-Usage: python benchmarks/bench_study.py [--repeats 3] [--roots 100000] [--profile]
+With ``--stages``, one more run after the timed ones reports where its time goes: wall and CPU
+seconds of each stage (reading each file, the gates, the registered order, the values, the
+tracks, the evidence rows, the judges' estimates, rendering; the rest is configuration, hashing
+the data files for the provenance, writing the outputs and imports).
+
+Usage: python benchmarks/bench_study.py [--repeats 3] [--roots 100000] [--profile] [--stages]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
+import importlib
 import json
 import shutil
 import statistics
 import sys
 import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -174,6 +184,55 @@ def write_study(folder: Path, roots: int, seed: int = 14) -> dict[str, int]:
     return {"roots": roots, "rows": roots * 11}
 
 
+# (module, function, inside load_study) timed by --stages, in the order the study runs them
+STAGES = (
+    ("verdictpack.kinds._study", "read_pairs", True),
+    ("verdictpack.kinds._study", "read_judgment_file", True),
+    ("verdictpack.kinds._study", "read_readings", True),
+    ("verdictpack.kinds._study", "check_study_table", True),
+    ("verdictpack.kinds._study", "load_study", False),
+    ("verdictpack.kinds._study", "gate_counts", False),
+    ("verdictpack.kinds._study", "registered_order", False),
+    ("verdictpack.kinds._study", "root_values", False),
+    ("verdictpack.kinds._study", "TrackTrace", False),
+    ("verdictpack.kinds._study", "_evidence_rows", False),
+    ("verdictpack.kinds._study", "_judges_report", False),
+    ("verdictpack.kinds._study", "_costs", False),
+    ("verdictpack.render", "render", False),
+)
+
+
+@contextmanager
+def stage_timers() -> Iterator[dict[str, list[float]]]:
+    """Each function of STAGES replaced, while inside, by one adding its wall and CPU seconds."""
+    spent: dict[str, list[float]] = {}
+    saved: list[tuple[object, str, Callable[..., object]]] = []
+
+    def timed(name: str, fn: Callable[..., object]) -> Callable[..., object]:
+        @functools.wraps(fn)
+        def run(*args: object, **kwargs: object) -> object:
+            w, c = time.perf_counter(), time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                tally = spent.setdefault(name, [0.0, 0.0])
+                tally[0] += time.perf_counter() - w
+                tally[1] += time.process_time() - c
+
+        return run
+
+    for module, name, _ in STAGES:
+        mod = importlib.import_module(module)
+        fn = getattr(mod, name)
+        saved.append((mod, name, fn))
+        setattr(mod, name, timed(name, fn))
+    try:
+        yield spent
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
+
+
 def read_only(path: Path) -> int:
     with path.open(newline="", encoding="utf-8") as fh:
         return sum(1 for _ in csv.reader(fh))
@@ -184,6 +243,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--roots", type=int, default=100_000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--stages", action="store_true", help="time each stage of one more run")
     args = ap.parse_args()
     from verdictpack._cli import run_config
 
@@ -216,6 +276,18 @@ def main() -> None:
         verdict = json.loads((out / "verdict.json").read_text())
         reg = verdict["registered"]
         print(f"registered verdict {reg['verdict']} at root {reg['roots_at_verdict']}")
+        if args.stages:
+            with stage_timers() as spent:
+                w, c = time.perf_counter(), time.process_time()
+                run()
+                w, c = time.perf_counter() - w, time.process_time() - c
+            print(f"{'stage (one more run)':28s} {'wall s':>7s} {'cpu s':>7s}")
+            for _, name, nested in STAGES:
+                sw, sc = spent.get(name, (0.0, 0.0))
+                print(f"{('  ' if nested else '') + name:28s} {sw:7.2f} {sc:7.2f}")
+            inner = sum(spent[name][0] for _, name, nested in STAGES if not nested)
+            print(f"{'the rest (config, hashes, writing)':28s} {w - inner:7.2f}")
+            print(f"{'run_config':28s} {w:7.2f} {c:7.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

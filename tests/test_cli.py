@@ -12,6 +12,7 @@ import pytest
 
 from conftest import EXAMPLES, load_example, write_tiny_study
 from verdictpack._cli import main
+from verdictpack.render import html_available
 
 SIZING = EXAMPLES / "sizing_summarization.json"
 
@@ -29,6 +30,7 @@ def test_out_writes_report_results_and_provenance(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == [
         ".verdictpack-output.json",
         "provenance.json",
+        *(["report.html"] if html_available() else []),
         "report.md",
         "results.json",
     ]

@@ -36,11 +36,17 @@ from verdictpack._output import (
     marker_bytes,
     read_marker,
 )
+from verdictpack.render import html_available
 from verdictpack.verify._reproduce import reproduce
 from verdictpack.verify._seal import compare_folders
 
 SIZING = EXAMPLES / "sizing_summarization.json"
-OUTPUT_FILES = 3  # report.md, results.json, provenance.json
+# a sizing run's files: report.md, results.json, provenance.json, and report.html with the
+# report extra (matplotlib)
+SIZING_FILES = sorted(
+    ["provenance.json", "report.md", "results.json", *(["report.html"] if html_available() else [])]
+)
+OUTPUT_FILES = len(SIZING_FILES)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -243,7 +249,7 @@ def test_a_verdictpack_folder_is_replaced_with_force(tmp_path: Path, capsys) -> 
     out = tmp_path / "out"
     assert main([str(cfg), "--out", str(out), "--quiet"]) == 0
     first = _whole(out)
-    assert sorted(first) == ["provenance.json", "report.md", "results.json"]
+    assert sorted(first) == SIZING_FILES
     old_results = (out / "results.json").read_bytes()
     _refused(capsys, [str(cfg), "--out", str(out)], [tmp_path], "use --force")
     _small_config(cfg, seed=2)
@@ -495,7 +501,7 @@ def _after_the_kill(step: str, exch: bool, cfg: Path, out: Path, before: dict, c
         assert _snapshot(out) == before, where
         capsys.readouterr()
     elif order.index(step) >= order.index("after-swap"):
-        assert sorted(_whole(out)) == ["provenance.json", "report.md", "results.json"], where
+        assert sorted(_whole(out)) == SIZING_FILES, where
         assert json.loads((out / "results.json").read_text())["seed"] == 2, where  # the new one
     elif before:
         assert _snapshot(out) == before, where  # the old one, untouched

@@ -1,9 +1,9 @@
 """The command line: a thin shell over the layers.
 
-    verdictpack CONFIG.json [--out DIR] [--force] [--workers N] [--executor local|dask]
+    verdictpack CONFIG.json|CONFIG.yaml [--out DIR] [--force] [--workers N] [--executor local|dask]
                             [--scheduler ADDRESS] [--quiet]
     verdictpack schema KIND
-    verdictpack validate CONFIG.json
+    verdictpack validate CONFIG.json|CONFIG.yaml
     verdictpack status DIR
     verdictpack audit RUN_DIR [RUN_DIR ...]
     verdictpack seal-test [--keep DIR]
@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from verdictpack._errors import ConfigError, Defect, UsageError, VerdictpackError
 
@@ -58,7 +58,9 @@ def _run_parser() -> _Parser:
         description="Run one verdictpack config (kinds: " + ", ".join(KINDS) + "). "
         "Other commands: " + ", ".join(SUBCOMMANDS) + ".",
     )
-    p.add_argument("config", help="the JSON config file (the only input read)")
+    p.add_argument(
+        "config", help="the config file, JSON or YAML (.yaml, .yml): the only input read"
+    )
     p.add_argument("--out", help="write report.md, results.json and the layer's files here")
     p.add_argument(
         "--force",
@@ -68,7 +70,12 @@ def _run_parser() -> _Parser:
     p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     p.add_argument("--executor", choices=("local", "dask"), default="local")
     p.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line (shown on a terminal for a run over two seconds) and no closing "
+        "line on stderr",
+    )
     p.add_argument(
         "--plan",
         action="store_true",
@@ -108,9 +115,33 @@ def run_config(
     workers: int = 1,
     executor: str = "local",
     scheduler: str | None = None,
-    progress: bool = False,
+    progress: bool | TextIO = False,
 ) -> dict[str, str]:
-    """Run one config; return the rendered files (and write them to ``out`` if given)."""
+    """Run one config; return the rendered files (and write them to ``out`` if given).
+
+    ``progress``: True (stderr) or a stream for the progress line of a run longer than two
+    seconds, drawn in place and erased at the end; it never changes a file."""
+    from verdictpack.kinds._base import ProgressLine
+
+    line = None
+    if progress:
+        line = ProgressLine(sys.stderr if progress is True else progress)
+    try:
+        return _run(config, out, force, workers, executor, scheduler, line)
+    finally:
+        if line is not None:
+            line.close()
+
+
+def _run(
+    config: str,
+    out: str | None,
+    force: bool,
+    workers: int,
+    executor: str,
+    scheduler: str | None,
+    progress: Any,
+) -> dict[str, str]:
     from verdictpack._output import claim_output
     from verdictpack.config._provenance import render_provenance
     from verdictpack.kinds._base import RunOptions
@@ -185,6 +216,7 @@ def _run_live(
         f"({outcome.sent:,} calls sent, {outcome.cached:,} answers from the ledger); "
         f"{result.stop_reason}; files in {out}/report\n"
     )
+    _html_hint(files)
     if outcome.stop == "failed":
         raise UsageError(outcome.message)
     if outcome.stop == "interrupted":
@@ -260,7 +292,8 @@ _HELP = {
         + "): every field, its type, bounds and description.\n"
     ),
     "validate": (
-        "usage: verdictpack validate CONFIG.json\n\nCheck a config and, for a study, every data "
+        "usage: verdictpack validate CONFIG\n\nCheck a config (JSON, or YAML: .yaml, .yml) and, "
+        "for a study, every data "
         "file it names (each defect with its file and line or JSON path); print a summary of "
         "the data. Exit 2 on any defect. Nothing is written.\n"
     ),
@@ -310,7 +343,16 @@ def _dispatch(argv: Sequence[str]) -> int:
         sys.stdout.write(files["report.md"])
     elif args.out is not None and files and not args.quiet:
         sys.stderr.write(f"verdictpack: {_headline(files)}; files in {args.out}\n")
+        _html_hint(files)
     return 0
+
+
+def _html_hint(files: dict[str, str]) -> None:
+    """Once after a run whose report.html could not be drawn: how to get it."""
+    if "report.md" in files and "report.html" not in files:
+        from verdictpack.render import HTML_HINT
+
+        sys.stderr.write(f"verdictpack: {HTML_HINT}\n")
 
 
 def _headline(files: dict[str, str]) -> str:

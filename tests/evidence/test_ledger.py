@@ -314,6 +314,26 @@ def test_request_key_is_the_body_and_manifest_hash_only() -> None:
     assert request_key({**body, "trial": 1}, DIGEST) != expected
 
 
+def test_a_request_body_given_as_canonical_text_is_stored_as_given(tmp_path: Path) -> None:
+    body = _body("root-1", "judge-a", "treatment_first", 0)
+    key = request_key(_wrapped("root-1", "judge-a", "treatment_first", 0), DIGEST)
+    other = request_key(_wrapped("root-2", "judge-a", "treatment_first", 0), DIGEST)
+    with Ledger.open(tmp_path, MANIFEST) as led:
+        # the live runner passes the text it sends (spliced from its keys' pieces)
+        led.record_request(
+            key, "root-1", "judge-a", "treatment_first", 0, body, canonical=canonical_json(body)
+        )
+        led.record_request(other, "root-2", "judge-a", "treatment_first", 0, body)
+        for bad in (b"{}", json.dumps(body, indent=1)[1:], 7):
+            with pytest.raises(InputError) as err:
+                led.record_request(
+                    other, "root-2", "judge-a", "treatment_first", 0, body, canonical=bad
+                )
+            assert err.value.parameter == "canonical"
+        texts = [r.body for r in led.requests()]
+    assert texts == [canonical_json(body)] * 2
+
+
 def test_one_key_for_two_judgments_is_refused(tmp_path: Path) -> None:
     with Ledger.open(tmp_path, MANIFEST) as led:
         key = led.request_key({"same": "body"})

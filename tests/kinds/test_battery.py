@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import io
 import json
 import sys
 from pathlib import Path
@@ -48,6 +47,7 @@ def reduced(replicates: int, block: int, cap: int, scenarios: list[dict[str, Any
     data["block_size"] = block
     data["sequential"]["cap_roots"] = cap
     data["scenarios"] = scenarios
+    data.pop("true_h_grid")  # the grid has its own tests (test_battery_grid.py)
     return data
 
 
@@ -292,6 +292,7 @@ def test_example_is_the_issue_battery() -> None:
 def test_example_report_reduced(write_config) -> None:
     data = copy.deepcopy(load_example(BATTERY))
     data["replicates"], data["block_size"] = 200, 100
+    data["true_h_grid"].update(points=3, replicates=100)
     files = run_config(str(write_config(data)))
     report = files["report.md"]
     assert "a boundary, not a power point" in report
@@ -383,6 +384,7 @@ def test_every_defect_reported_at_once(write_config, capsys, tmp_path) -> None:
     data["scenarios"][0]["name"] = "nul"
     data["scenarios"][2].pop("model_shift_h")
     data["block_size"] = 3000
+    data.pop("true_h_grid")  # its replicates (2000) would be a fourth defect
     err = _refused(write_config, capsys, tmp_path, data)
     for path in ("$.scenarios[0].name", "$.scenarios[2].model_shift_h", "$.replicates"):
         assert f": {path}: " in err, err
@@ -394,28 +396,24 @@ def test_every_defect_reported_at_once(write_config, capsys, tmp_path) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def test_progress_bar_counts_blocks() -> None:
-    buf = io.StringIO()
-    bar = Progress(4, True, out=buf)
-    for _ in range(4):
+def test_progress_counts_blocks_into_the_hook() -> None:
+    calls: list[tuple[str, int, int]] = []
+    bar = Progress(4, lambda *a: calls.append(a))
+    for _ in range(5):
         bar.advance()
-    bar.close()
-    text = buf.getvalue()
-    assert text.count("\r") == 5 and text.endswith("4/4 blocks (100%)\n")
-    assert "2/4 blocks (50%)" in text
-    quiet = io.StringIO()
-    off = Progress(4, False, out=quiet)
-    off.advance()
-    off.close()
-    assert quiet.getvalue() == ""
+    assert calls == [("battery, blocks", k, 4) for k in (0, 1, 2, 3, 4, 4)]
+    Progress(4, None).advance()  # no hook: nothing to tell, nothing fails
 
 
-def test_run_writes_progress_only_when_asked(tiny_config: Path, capsys) -> None:
+def test_run_tells_progress_only_when_asked(tiny_config: Path, capsys) -> None:
     from verdictpack.kinds._battery import RULES
 
     cfg = parse_config(load_source(tiny_config), BatteryConfig, RULES)
-    run_battery(cfg, load_source(tiny_config), RunOptions(progress=False))
-    assert capsys.readouterr().err == ""
-    run_battery(cfg, load_source(tiny_config), RunOptions(progress=True))
-    err = capsys.readouterr().err
-    assert "\r" in err and "4/4 blocks (100%)\n" in err
+    calls: list[tuple[str, int, int]] = []
+    first = run_battery(cfg, load_source(tiny_config), RunOptions())
+    second = run_battery(
+        cfg, load_source(tiny_config), RunOptions(progress=lambda *a: calls.append(a))
+    )
+    assert capsys.readouterr().err == ""  # the hook, not the kind, writes to a terminal
+    assert calls and calls[-1][1] == calls[-1][2] and calls[0][1] == 0
+    assert first == second  # progress never changes a number

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import load_example
 from verdictpack._cli import main
+from verdictpack.render import html_available
 
 OUTPUTS = {
     "verdict.json",
@@ -46,7 +47,8 @@ def run(tmp_path_factory) -> Path:
 
 
 def test_all_outputs_written(run: Path) -> None:
-    assert {p.name for p in run.iterdir()} == OUTPUTS | {".verdictpack-output.json"}
+    html = {"report.html"} if html_available() else set()
+    assert {p.name for p in run.iterdir()} == OUTPUTS | html | {".verdictpack-output.json"}
 
 
 def test_two_runs_byte_identical_apart_from_wall_clock(run: Path, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import importlib
 
 import pytest
 
+import verdictpack.render as render_module
 from verdictpack._cli import KINDS, load_layer
 from verdictpack.render import RENDERERS, render
 
@@ -48,4 +49,16 @@ def test_a_subclass_is_not_its_parent() -> None:
 def test_dispatch_reaches_the_registered_renderer(monkeypatch) -> None:
     (cls,) = [t for t in RENDERERS if t.__name__ == "VerdictResult"]
     monkeypatch.setitem(RENDERERS, cls, lambda r: {"report.md": "marker"})
+    monkeypatch.setattr(render_module, "html_available", lambda: False)
     assert render(cls.__new__(cls)) == {"report.md": "marker"}
+
+
+def test_the_page_joins_the_renderer_s_files_when_it_can_be_drawn(monkeypatch) -> None:
+    (cls,) = [t for t in RENDERERS if t.__name__ == "VerdictResult"]
+    monkeypatch.setitem(RENDERERS, cls, lambda r: {"report.md": "# marker\n"})
+    monkeypatch.setattr(render_module, "html_available", lambda: True)
+    monkeypatch.setattr(
+        "verdictpack.render._html.render_html", lambda r, md: f"<html>{md.strip()}</html>"
+    )
+    files = render(cls.__new__(cls))
+    assert files == {"report.md": "# marker\n", "report.html": "<html># marker</html>"}

@@ -33,6 +33,7 @@ _AUDIT_MODULES = (
     "_provenance_checks",
     "_rederive",
     "_report_map",
+    "_report_summary",
 )
 
 

@@ -20,6 +20,7 @@ from verdictpack.verify._seal import (
     DECOY_MARKER,
     RunRequest,
     console_runner,
+    example_configs,
     reduced_battery,
     seal_test,
 )
@@ -68,6 +69,23 @@ def test_seal_passes_on_the_console_script_and_python_dash_p(
     a.pop("wall_clock")
     b.pop("wall_clock")
     assert a == b
+
+
+def test_seal_passes_on_a_yaml_config_and_its_decoy_is_yaml(tmp_path: Path) -> None:
+    """A YAML config is sealed like a JSON one; its same-named decoy is YAML too (another
+    seed), so a tool that read the working directory's copy would be caught."""
+    import yaml
+
+    cfg = load_example("sizing_summarization.json")
+    cfg["simulation"]["replicates"] = 1000
+    path = tmp_path / "yaml" / "sizing_small.yaml"
+    path.parent.mkdir()
+    path.write_text("# the sizing example, in YAML\n" + yaml.safe_dump(cfg, sort_keys=False))
+    keep = tmp_path / "rooms"
+    result = seal_test([path], keep=keep, python_m=False)
+    assert result.passed, result.lines
+    decoy = keep / "decoy" / "work" / "sizing_small.yaml"
+    assert yaml.safe_load(decoy.read_text())["seed"] == cfg["seed"] + 1
 
 
 def careless_runner(req: RunRequest) -> subprocess.CompletedProcess[str]:
@@ -125,6 +143,10 @@ def test_reduced_battery_keeps_at_most_two_blocks() -> None:
     assert reduced_battery({"kind": "battery", "replicates": 500})["replicates"] == 500
     other = {"kind": "verdict", "replicates": 2000}
     assert reduced_battery(other) is other
+    grid = {"start": 0.0, "stop": 0.6, "points": 13, "replicates": 2000}
+    reduced = reduced_battery({**cfg, "true_h_grid": grid})
+    assert reduced["true_h_grid"] == {**grid, "replicates": 1000}  # one block per grid point
+    assert grid["replicates"] == 2000  # the caller's config is not modified
 
 
 def test_cli_refuses_bad_arguments(tmp_path: Path, sizing_config: Path) -> None:
@@ -182,8 +204,8 @@ def test_the_wheel_ships_the_example_configs_and_find_examples_uses_them(tmp_pat
         names = z.namelist()
         shipped = {n: z.read(n) for n in names if n.startswith("verdictpack/_examples/")}
         z.extractall(tmp_path / "site")
-    configs = sorted(EXAMPLES.glob("*.json"))
-    assert configs
+    configs = example_configs(EXAMPLES)  # *.json and the YAML ones
+    assert configs and any(p.suffix == ".yaml" for p in configs)
     data = sorted(p for p in EXAMPLES.glob("study_*/*") if p.is_file())
     assert data, "the study examples' data folders"
     # every example config and study data file, byte for byte, and nothing else from examples/
@@ -214,7 +236,7 @@ def test_the_wheel_ships_the_example_configs_and_find_examples_uses_them(tmp_pat
     package, examples = res.stdout.split()
     assert Path(package) == site / "verdictpack" / "__init__.py"
     assert Path(examples) == site / "verdictpack" / "_examples"
-    assert sorted(p.name for p in Path(examples).glob("*.json")) == [p.name for p in configs]
+    assert [p.name for p in example_configs(Path(examples))] == [p.name for p in configs]
 
 
 def test_seal_covers_study_data_paths(tmp_path: Path) -> None:

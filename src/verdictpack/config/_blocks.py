@@ -15,13 +15,14 @@ that does so to report a panel the model refuses at its JSON path) lives a floor
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from verdictpack._errors import InputError
+from verdictpack._errors import MISSING, InputError
 from verdictpack.config._compiler import (
     Construct,
     ConstructSpec,
@@ -37,6 +38,7 @@ __all__ = [
     "DEFAULT_LAMBDAS",
     "MAX_COST",
     "MAX_ROOTS",
+    "HumanPrices",
     "HumanSpec",
     "JudgeSheetSpec",
     "PanelSpec",
@@ -45,6 +47,7 @@ __all__ = [
     "SequentialSpec",
     "build_sequential",
     "fixed_n_defect",
+    "price",
     "route_rules",
     "sequential_rules",
 ]
@@ -120,6 +123,75 @@ class HumanSpec(StrictModel):
     cost_per_judgment: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one human judgment, {_COST_TEXT}"
     )
+
+
+@dataclass(frozen=True)
+class HumanPrices:
+    """One place for the human price per kind of touch, inherited where not overridden.
+
+    ``default`` is the path of an optional price (e.g. ``human.cost_per_touch``); each of
+    ``touches`` (the path of a touch kind's own price field: a judgment, an audit reading, a
+    spot-check pass) that is omitted inherits it, before the schema sees the config, so the
+    validated config and the results hold the resolved prices. Where ``required``, a touch kind
+    with neither its own price nor the default is refused by :meth:`rule`, naming both fields;
+    otherwise an omitted price keeps the field's own default (a kind whose prices default to 0).
+    """
+
+    default: Loc
+    touches: tuple[Loc, ...]
+    required: bool
+
+    def inherit(self, data: Any) -> Any:
+        """``data`` (a raw config) with the default filled into every omitted touch price (a
+        ``null`` counts as omitted)."""
+        price = _get(data, self.default)
+        if price is _ABSENT or price is None or not isinstance(data, dict):
+            return data
+        out = copy.deepcopy(data)
+        for loc in self.touches:
+            parent = _get(out, loc[:-1])
+            if isinstance(parent, dict) and parent.get(loc[-1]) is None:
+                parent[loc[-1]] = price
+        return out
+
+    def rule(self) -> CrossRule:
+        """Refuse (when ``required``) a touch kind that has no price at all."""
+
+        def check(cfg: dict[str, Any]) -> Iterable[tuple[Loc, Any, str]]:
+            if not self.required or _get(cfg, self.default) not in (_ABSENT, None):
+                return
+            where = ".".join(str(p) for p in self.default)
+            for loc in self.touches:
+                parent = _get(cfg, loc[:-1])
+                if isinstance(parent, dict) and parent.get(loc[-1]) is None:
+                    yield (
+                        loc,
+                        parent.get(loc[-1], MISSING),
+                        f"a price: this field, or {where}, the price every human touch "
+                        "inherits where its own is omitted",
+                    )
+
+        return CrossRule(at=(), check=check)
+
+
+_ABSENT: Any = object()
+
+
+def _get(data: Any, loc: Loc) -> Any:
+    cur = data
+    for part in loc:
+        if not isinstance(cur, dict) or part not in cur:
+            return _ABSENT
+        cur = cur[part]
+    return cur
+
+
+def price(value: float | None, field: str) -> float:
+    """A resolved human price (a config validated with its :class:`HumanPrices` rule has every
+    price; an API caller who built one without is refused here, by the field's name)."""
+    if value is None:
+        raise InputError(field, "a price (or the default human price it inherits)", value)
+    return value
 
 
 class RoutesSpec(StrictModel):

@@ -1,7 +1,9 @@
 """The construct compiler and the config loader shared by every layer.
 
-A config is one JSON file. Loading it goes through three steps, and every defect of every step is
-collected before anything is refused, so the user sees the complete list at once:
+A config is one JSON file, or one YAML file (``.yaml`` / ``.yml``, read into the same value by
+:mod:`verdictpack.config._yaml`, which refuses what YAML readers disagree on). Loading it goes
+through three steps, and every defect of every step is collected before anything is refused, so
+the user sees the complete list at once:
 
 1. the file itself (missing, a folder, a FIFO or device, unreadable, too large, not UTF-8, not
    JSON, not an object), decoded strictly: a duplicated key, NaN / Infinity, an integer beyond
@@ -13,11 +15,13 @@ collected before anything is refused, so the user sees the complete list at once
    ``1/per_tail_alpha``, an extension minimum not above the registered threshold, ...). These
    run on the raw JSON, so they are reported even when step 2 found other defects.
 
-Each defect names the file, the JSON path, the value received and what was expected.
+Each defect names the file, the JSON path, the value received, what was expected and, for a
+config read from a file, the line and column where it is.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 import json
@@ -34,10 +38,23 @@ from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from verdictpack._errors import MISSING, ConfigError, Defect, InputError
+from verdictpack.config._strict import (
+    MAX_CONFIG_BYTES,
+    MAX_DEPTH,
+    MAX_INTEGER,
+    depth_defect,
+    duplicate_key_expected,
+)
+from verdictpack.config._strict import Raw as _Raw
+from verdictpack.config._strict import integer_defect as _integer_defect
+from verdictpack.config._yaml import decode_yaml, is_yaml
 from verdictpack.core._scales import h_from_odds_ratio, p_from_h, phi
 
 __all__ = [
     "CONFOUND_NAMES",
+    "MAX_CONFIG_BYTES",
+    "MAX_DEPTH",
+    "MAX_INTEGER",
     "ConfigSource",
     "Construct",
     "ConstructSpec",
@@ -369,14 +386,9 @@ def unique_names(list_key: str, what: str, field: str = "name") -> CrossRule:
 # ----------------------------------------------------------------------------------------------
 
 
-# The loader's bounds. No config nests deeper than 6 levels, and no integer beyond 2^53 - 1 can
-# be hashed: RFC 8785, the canonical form in provenance, represents none exactly (the kinds'
-# seeds are documented below 2^63, and such a seed crashed the provenance step). Anything past
-# these bounds is refused by name before any work is done.
-MAX_CONFIG_BYTES = 16 * 1024 * 1024
-MAX_DEPTH = 64
-MAX_INTEGER = 2**53 - 1
-_MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
+# The loader's bounds (MAX_CONFIG_BYTES, MAX_DEPTH, MAX_INTEGER) live in _strict, shared with
+# the YAML reader.
+Loc = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -393,6 +405,7 @@ class ConfigSource:
     data: bytes
     _value: Any = _field(default=MISSING, repr=False, compare=False)
     folder: Path | None = _field(default=None, compare=False)
+    _positions: Any = _field(default=None, repr=False, compare=False)
 
     def data_path(self, relative: str) -> Path:
         """A data file named in the config: ``relative`` to the config's own folder (never the
@@ -406,20 +419,29 @@ class ConfigSource:
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
+    def _decode(self) -> None:
+        value, positions = decode_config_at(self.data, self.display)
+        object.__setattr__(self, "_value", value)
+        object.__setattr__(self, "_positions", positions)
+
     def json(self) -> Any:
         if self._value is MISSING:
-            object.__setattr__(self, "_value", decode_config(self.data, self.display))
+            self._decode()
         return copy.deepcopy(self._value)
 
-
-class _Raw:
-    """A received token shown as written in the file (``NaN``, not ``"NaN"`` or ``nan``)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text if len(text) <= 80 else text[:77] + "..."
-
-    def __repr__(self) -> str:
-        return self.text
+    def position(self, loc: Iterable[str | int]) -> tuple[int, int] | None:
+        """(line, column) of the key or item at ``loc``, else of its nearest ancestor that is in
+        the file (a missing field: the object it is missing from); None for bytes not read."""
+        if self._positions is None:
+            try:
+                self._decode()
+            except ConfigError:
+                return None
+        positions: dict[Loc, tuple[int, int]] = self._positions
+        key = tuple(loc)
+        while key not in positions and key:
+            key = key[:-1]
+        return positions.get(key)
 
 
 class _Refused(Exception):
@@ -443,23 +465,16 @@ def _where(text: str, pos: int) -> str:
     return f"line {line}, column {column}"
 
 
-def _integer_defect(token: str) -> str | None:
-    """What is wrong with an integer token, or None; never converts an overlong token."""
-    digits = len(token) - token.startswith("-")
-    if digits > _MAX_INTEGER_DIGITS or abs(int(token)) > MAX_INTEGER:
-        return (
-            f"an integer of magnitude at most {MAX_INTEGER} (2^53 - 1: the canonical JSON "
-            "hashed into provenance, RFC 8785, represents no larger integer exactly)"
-        )
-    return None
-
-
-def _scan(text: str) -> list[tuple[tuple[str | int, ...], Any, str, int]] | None:
+def _scan(
+    text: str, positions: dict[Loc, int] | None = None
+) -> list[tuple[tuple[str | int, ...], Any, str, int]] | None:
     """Walk the JSON text without recursion and report what a lenient parser would let through:
     duplicate keys, NaN / Infinity, integers past every bound, numbers overflowing a float, lone
     surrogates and nesting deeper than MAX_DEPTH, each as (path, received, expected, position).
 
     Returns None when the text is not JSON at all (``json.loads`` then names the syntax error).
+    ``positions`` (when given) receives the offset of every key and array item by JSON path (of
+    the first occurrence of a repeated key), so a schema defect can name its line.
     A nesting past MAX_DEPTH stops the scan: it is reported once, at the container that crosses
     the bound.
     """
@@ -474,18 +489,12 @@ def _scan(text: str) -> list[tuple[tuple[str | int, ...], Any, str, int]] | None
         if state == "value":
             if pos >= end:
                 return None
+            if positions is not None:
+                positions.setdefault(path, pos)
             char = text[pos]
             if char in "[{":
                 if len(stack) >= MAX_DEPTH:
-                    found.append(
-                        (
-                            path,
-                            _Raw(f"a nesting deeper than {MAX_DEPTH} levels"),
-                            f"at most {MAX_DEPTH} levels of nested arrays and objects (no config "
-                            f"needs more than 6; {_where(text, pos)})",
-                            pos,
-                        )
-                    )
+                    found.append((path, *depth_defect(_where(text, pos)), pos))
                     return found
                 stack.append([path, char == "{", {}, 0])
                 pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
@@ -557,14 +566,14 @@ def _scan(text: str) -> list[tuple[tuple[str | int, ...], Any, str, int]] | None
                     (
                         path,
                         key,
-                        "each key once per object (this key is repeated at "
-                        f"{_where(text, pos)}; first at {_where(text, frame[2][key])}; a "
-                        "parser would silently keep only one of them)",
+                        duplicate_key_expected(_where(text, pos), _where(text, frame[2][key])),
                         pos,
                     )
                 )
             else:
                 frame[2][key] = pos
+                if positions is not None:
+                    positions.setdefault(path, pos)
             pos = _WS.match(text, m.end()).end()  # type: ignore[union-attr]
             if pos >= end or text[pos] != ":":
                 return None
@@ -598,8 +607,27 @@ def decode_config(data: bytes, display: str) -> Any:
     ``json.loads`` would silently accept or choke on: duplicate keys (the last would win), NaN
     and Infinity, integers past 2^53 - 1, numbers overflowing a float, lone surrogates, nesting
     deeper than MAX_DEPTH (which would crash the parser). ``-0.0`` is read as ``0.0``, so one
-    canonical config gives one set of output bytes.
+    canonical config gives one set of output bytes. A ``display`` ending in ``.yaml`` / ``.yml``
+    is read as YAML, by the rules of :mod:`verdictpack.config._yaml` (the same value as JSON
+    with the same content, the same refusals and more).
     """
+    return decode_config_at(data, display)[0]
+
+
+def _line_columns(text: str, offsets: dict[Loc, int]) -> dict[Loc, tuple[int, int]]:
+    """Character offsets as (line, column), both from 1."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out: dict[Loc, tuple[int, int]] = {}
+    for loc, pos in offsets.items():
+        line = bisect.bisect_right(starts, pos)
+        out[loc] = (line, pos - starts[line - 1] + 1)
+    return out
+
+
+def decode_config_at(data: bytes, display: str) -> tuple[Any, dict[Loc, tuple[int, int]]]:
+    """:func:`decode_config`'s value and the (line, column) of every key and array item by JSON
+    path (the root at ``()``), so a schema defect can name its line."""
+    syntax = "YAML" if is_yaml(display) else "JSON"
 
     def refuse(expected: str, received: str) -> ConfigError:
         return ConfigError([Defect(display, "$", _Raw(received), expected)])
@@ -607,8 +635,11 @@ def decode_config(data: bytes, display: str) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise refuse("UTF-8 encoded JSON", "(undecodable bytes)") from None
-    found = _scan(text)
+        raise refuse(f"UTF-8 encoded {syntax}", "(undecodable bytes)") from None
+    if syntax == "YAML":
+        return decode_yaml(text, display)
+    offsets: dict[Loc, int] = {}
+    found = _scan(text, offsets)
     if found:
         raise ConfigError(
             [
@@ -643,13 +674,14 @@ def decode_config(data: bytes, display: str) -> Any:
         return out
 
     try:
-        return json.loads(
+        value = json.loads(
             text,
             parse_constant=parse_constant,
             parse_int=parse_int,
             parse_float=parse_float,
             object_pairs_hook=pairs,
         )
+        return value, _line_columns(text, offsets)
     except _Refused as exc:
         raise ConfigError([exc.defect]) from None
     except RecursionError:
@@ -688,7 +720,7 @@ def load_source(path: str | Path) -> ConfigSource:
     try:
         st = os.stat(p)
     except (FileNotFoundError, NotADirectoryError):
-        raise refuse("an existing JSON config file (no such file)") from None
+        raise refuse("an existing config file, JSON or YAML (no such file)") from None
     except OSError as exc:
         raise refuse(f"a readable file ({exc.strerror})", "(unreadable)") from None
     if stat.S_ISDIR(st.st_mode):
@@ -709,12 +741,14 @@ def load_source(path: str | Path) -> ConfigSource:
         raise refuse(
             f"a config of at most {MAX_CONFIG_BYTES // (1024 * 1024)} MiB", "(a larger file)"
         )
+    value, positions = decode_config_at(data, display)
     return ConfigSource(
         display=display,
         name=p.name,
         data=data,
-        _value=decode_config(data, display),
+        _value=value,
         folder=p.resolve().parent,
+        _positions=positions,
     )
 
 
@@ -788,28 +822,44 @@ def _at(obj: Any, loc: tuple[str | int, ...]) -> Any:
 M = TypeVar("M", bound=BaseModel)
 
 
+def _at_line(source: ConfigSource, loc: tuple[str | int, ...], expected: str) -> str:
+    """``expected`` with the line and column of ``loc`` in the file (as the decoder's own
+    defects have them): a missing field is placed at the object it is missing from."""
+    where = source.position(loc)
+    if where is None:
+        return expected
+    return f"{expected}; at line {where[0]}, column {where[1]}"
+
+
 def parse_config(source: ConfigSource, model: type[M], rules: Iterable[CrossRule] = ()) -> M:
-    """Validate the config against ``model`` and the cross rules; refuse with every defect."""
+    """Validate the config against ``model`` and the cross rules; refuse with every defect,
+    each with its JSON path and the line and column where it is (JSON and YAML alike)."""
     raw = source.json()
     defects: list[Defect] = []
     parsed: M | None = None
     if not isinstance(raw, dict):
-        raise ConfigError([Defect(source.display, "$", raw, "a JSON object")])
+        raise ConfigError(
+            [Defect(source.display, "$", raw, "a JSON object (in YAML: a mapping of keys)")]
+        )
     try:
         parsed = model.model_validate(raw)
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             loc = tuple(p for p in err["loc"] if not _is_union_tag(p, raw, err["loc"]))
             received = MISSING if err["type"] == "missing" else err.get("input")
-            defects.append(
-                Defect(source.display, json_path(loc), received, _expected_from_error(err, model))
-            )
+            expected = _at_line(source, loc, _expected_from_error(err, model))
+            defects.append(Defect(source.display, json_path(loc), received, expected))
     for rule in rules:
         target = _at(raw, rule.at)
         if not isinstance(target, dict):
             continue
         for rel, received, expected in rule.check(target):
-            defects.append(Defect(source.display, json_path(rule.at + rel), received, expected))
+            where = rule.at + rel
+            defects.append(
+                Defect(
+                    source.display, json_path(where), received, _at_line(source, where, expected)
+                )
+            )
     if defects:
         raise ConfigError(_dedupe(defects))
     if parsed is None:  # pragma: no cover - validate either returns or raises

@@ -21,7 +21,8 @@ from verdictpack.config._compiler import ConfigSource
 __all__ = ["WALL_CLOCK_FIELD", "Provenance", "provenance", "render_provenance", "seed_commitment"]
 
 WALL_CLOCK_FIELD = "wall_clock"
-_DEPENDENCIES = ("numpy", "scipy", "pydantic", "rfc8785")
+# matplotlib draws report.html's pictures: their bytes follow its version
+_DEPENDENCIES = ("numpy", "scipy", "pydantic", "rfc8785", "matplotlib")
 
 
 def seed_commitment(seed: int, config_jcs_sha256: str) -> str:

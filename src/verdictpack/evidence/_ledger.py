@@ -619,14 +619,25 @@ class Ledger:
         order: str,
         trial: int,
         body: Mapping[str, Any],
+        *,
+        canonical: str | None = None,
     ) -> None:
         """Record a request (its JSON body, as canonical text) before it is sent.
 
         Recording the same key again with the same root, judge, order and trial is a no-op (a
         resumed study does it); the same key for another root, judge, order or trial is
         refused: the two would share one cached answer, so the key must tell them apart.
+        ``canonical`` is the body's canonical JSON when the caller has made it already (the
+        live runner splices it from the pieces its request keys are made of, and sends those
+        very bytes); it is stored as given, so it must be what :func:`canonical_json` gives.
         """
-        text = canonical_json(_mapping("body", body), "body")
+        data = _mapping("body", body)
+        if canonical is None:
+            text = canonical_json(data, "body")
+        elif isinstance(canonical, str) and canonical.startswith("{") and canonical.endswith("}"):
+            text = canonical
+        else:
+            raise InputError("canonical", "the canonical JSON text of the body", canonical)
         row = (
             _text("root_id", root_id),
             _text("judge", judge),

@@ -31,6 +31,7 @@ import itertools
 import json
 import math
 import operator
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -534,22 +535,35 @@ class JudgmentTable:
         raw = ["" if r is None else r for r in self.raw.tolist()]
         ts = ["" if t is None else t for t in self.timestamp.tolist()]
         p_t = ["" if v != v else repr(v) for v in self.p_treatment.tolist()]
-        w.writerows(
-            zip(
-                roots,
-                raters,
-                kinds,
-                orders,
-                choices,
-                self.trial.tolist(),
-                cost,
-                raw,
-                ts,
-                p_t,
-                strict=True,
-            )
+        rows = zip(
+            roots,
+            raters,
+            kinds,
+            orders,
+            choices,
+            map(str, self.trial.tolist()),
+            cost,
+            raw,
+            ts,
+            p_t,
+            strict=True,
         )
+        # csv.writer quotes a field only when it holds a delimiter, a quote or a line end; the
+        # fixed vocabularies and the numbers never do, so when no id, raw answer or timestamp
+        # does either the rows are the fields joined by commas (the same bytes, 3x faster)
+        texts: tuple[Iterable[str], ...] = (
+            *(RATER_KINDS, ORDERS, CHOICES, self.roots, self.raters),
+            *(filter(None, raw), filter(None, ts)),
+        )
+        if any(_NEEDS_QUOTES.search("".join(t)) for t in texts):
+            w.writerows(rows)
+        elif len(self):
+            buf.write("\n".join(map(",".join, rows)))
+            buf.write("\n")
         return buf.getvalue().encode("utf-8")
+
+
+_NEEDS_QUOTES = re.compile('[,"\r\n]')
 
 
 def _lookup(values: Sequence[Any], table: Mapping[str, int]) -> NDArray[np.int8]:

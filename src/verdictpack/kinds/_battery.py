@@ -20,6 +20,10 @@ tasks balance across workers. Tasks run in-process (``workers == 1``), on a loca
 ``ProcessPoolExecutor`` or on a Dask cluster; outcomes are assembled in block order, so every
 number is identical whatever the worker count or executor. Workers receive picklable inputs only:
 the frozen design and scenarios and each block's generator, built by the RNG policy in the parent.
+
+An optional grid of true h (``true_h_grid``, :mod:`verdictpack.kinds._battery_grid`) adds one
+world per grid point; its tasks follow the scenarios' in the same run
+(:func:`simulate_with_grid`), each point on its own purpose's block streams.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TextIO
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -55,7 +59,16 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
-from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._base import Layer, ProgressHook, RunOptions
+from verdictpack.kinds._battery_grid import (
+    BatteryGrid,
+    TrueHGridSpec,
+    grid_checks,
+    grid_jobs,
+    grid_provenance,
+    grid_result,
+)
+from verdictpack.kinds._worlds import NamedWorld, oc_world, scenario_named_h
 from verdictpack.simulate._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
 from verdictpack.simulate._operating import (
     BlockOutcome,
@@ -82,6 +95,7 @@ __all__ = [
     "run_battery",
     "run_block_task",
     "simulate_battery",
+    "simulate_with_grid",
 ]
 
 DASK_HINT = "pip install 'verdictpack[dask]'"
@@ -162,6 +176,11 @@ class BatteryConfig(StrictModel):
         le=100_000,
         description="replicates per block (the unit of parallel work and of the RNG policy); "
         "must divide replicates",
+    )
+    true_h_grid: TrueHGridSpec | None = Field(
+        default=None,
+        description="a grid of true h for operating-characteristic curves (P(each verdict) of "
+        "every route against the true h); absent: no grid",
     )
 
 
@@ -269,6 +288,7 @@ RULES = (
     *route_rules(),
     CrossRule(at=(), check=_scenario_fields),
     CrossRule(at=(), check=_design_checks),
+    CrossRule(at=(), check=grid_checks),
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -308,6 +328,8 @@ class BatteryResult:
     n_blocks: int
     sequential_runs: int
     scenarios: tuple[BatteryScenario, ...]
+    worlds: tuple[NamedWorld, ...]
+    true_h_grid: BatteryGrid | None
     provenance: Provenance
 
 
@@ -338,9 +360,10 @@ def run_block_task(task: BlockTask, threads: int = 1) -> tuple[int, tuple[BlockO
 
 
 def battery_tasks(
-    jobs: Sequence[Job], seed: int, replicates: int, block_size: int
+    jobs: Sequence[Job], seed: int, replicates: int, block_size: int, first_index: int = 0
 ) -> list[BlockTask]:
-    """One task per block index; job j's block b draws from its purpose's block stream b."""
+    """One task per block index; job j's block b draws from its purpose's block stream b.
+    Task indices start at ``first_index`` (the grid's tasks follow the scenarios' in one run)."""
     if not jobs:
         raise InputError("jobs", "at least one scenario", [])
     design = jobs[0].design
@@ -349,7 +372,7 @@ def battery_tasks(
     streams = [block_streams(seed, job.purpose, replicates, block_size) for job in jobs]
     return [
         BlockTask(
-            index=b,
+            index=first_index + b,
             design=design,
             scenarios=tuple(job.scenario for job in jobs),
             sizes=tuple(s[b][0] for s in streams),
@@ -360,39 +383,23 @@ def battery_tasks(
 
 
 class Progress:
-    """A one-line progress bar on a stream (``\\r`` updates; nothing when disabled)."""
+    """Counts finished blocks and tells the run's progress hook (``options.progress``: the
+    CLI's terminal line, or nothing); the one progress mechanism of every kind."""
 
     def __init__(
-        self, total: int, enabled: bool, label: str = "battery", out: TextIO | None = None
+        self, total: int, hook: ProgressHook | None, label: str = "battery", unit: str = "blocks"
     ) -> None:
         self.total = total
-        self.enabled = enabled and total > 0
-        self.label = label
-        self.out = out if out is not None else sys.stderr
+        self.hook = hook if total > 0 else None
+        self.what = f"{label}, {unit}"
         self.done = 0
-        if self.enabled:
-            self._draw()
-
-    def _draw(self) -> None:
-        width = 30
-        filled = width * self.done // self.total
-        bar = "#" * filled + "." * (width - filled)
-        self.out.write(
-            f"\rverdictpack {self.label}: [{bar}] {self.done}/{self.total} blocks"
-            f" ({100 * self.done // self.total}%)"
-        )
-        self.out.flush()
+        if self.hook is not None:
+            self.hook(self.what, 0, total)
 
     def advance(self, n: int = 1) -> None:
         self.done = min(self.done + n, self.total)
-        if self.enabled:
-            self._draw()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.out.write("\n")
-            self.out.flush()
-            self.enabled = False
+        if self.hook is not None:
+            self.hook(self.what, self.done, self.total)
 
 
 Outcomes = list[tuple[BlockOutcome, ...]]
@@ -601,18 +608,15 @@ def execute_tasks(
 ) -> Outcomes:
     """Run the tasks on the executor ``options`` names; outcomes in task (block) order."""
     progress = Progress(len(tasks), options.progress, label)
-    try:
-        if options.executor == "dask":
-            if not options.scheduler:
-                raise UsageError("--executor dask: expected --scheduler ADDRESS; received none")
-            return _run_dask(tasks, options.scheduler, progress.advance)
-        if options.executor != "local":
-            raise UsageError(f"--executor: expected local or dask; received {options.executor}")
-        if options.workers <= 1 or len(tasks) <= 1:
-            return _run_in_process(tasks, progress.advance)
-        return _run_process_pool(tasks, options.workers, progress.advance)
-    finally:
-        progress.close()
+    if options.executor == "dask":
+        if not options.scheduler:
+            raise UsageError("--executor dask: expected --scheduler ADDRESS; received none")
+        return _run_dask(tasks, options.scheduler, progress.advance)
+    if options.executor != "local":
+        raise UsageError(f"--executor: expected local or dask; received {options.executor}")
+    if options.workers <= 1 or len(tasks) <= 1:
+        return _run_in_process(tasks, progress.advance)
+    return _run_process_pool(tasks, options.workers, progress.advance)
 
 
 def simulate_battery(
@@ -627,12 +631,47 @@ def simulate_battery(
     Identical to ``simulate_scenarios(jobs, seed, replicates, block_size)`` whatever the executor
     and worker count: same block streams, same per-cell computation, blocks merged in order.
     """
+    return simulate_with_grid(jobs, seed, replicates, block_size, options)[0]
+
+
+def simulate_with_grid(
+    jobs: Sequence[Job],
+    seed: int,
+    replicates: int,
+    block_size: int,
+    options: RunOptions | None = None,
+    grid_jobs: Sequence[Job] = (),
+    grid_replicates: int = 0,
+) -> tuple[list[ScenarioOC], list[ScenarioOC]]:
+    """The scenarios' and the grid points' operating characteristics in ONE run of the tasks.
+
+    The grid's tasks follow the scenarios' on the same executor: one task per (grid point,
+    block), each ``block_size`` replicates of one point, so these small tasks fill the workers'
+    tails. Grid point g's block b draws from ``block_streams(seed, purpose_g, grid_replicates,
+    block_size)[b]``: adding a point moves neither the other points nor a scenario, and (a
+    cell's outcome not depending on its batch) no number depends on how the tasks are cut.
+    """
     tasks = battery_tasks(jobs, seed, replicates, block_size)
+    n_main = len(tasks)
+    starts = []
+    for job in grid_jobs:
+        starts.append(len(tasks))
+        tasks += battery_tasks([job], seed, grid_replicates, block_size, first_index=len(tasks))
     outcomes = execute_tasks(tasks, options or RunOptions())
-    return [
-        summarize(job.design, job.scenario, merge_blocks([blk[j] for blk in outcomes]))
+    scenarios = [
+        summarize(job.design, job.scenario, merge_blocks([blk[j] for blk in outcomes[:n_main]]))
         for j, job in enumerate(jobs)
     ]
+    n_grid = -(-grid_replicates // block_size) if grid_jobs else 0  # blocks per point
+    grid = [
+        summarize(
+            job.design,
+            job.scenario,
+            merge_blocks([outcomes[start + b][0] for b in range(n_grid)]),
+        )
+        for job, start in zip(grid_jobs, starts, strict=True)
+    ]
+    return scenarios, grid
 
 
 # ----------------------------------------------------------------------------------------------
@@ -691,10 +730,21 @@ def run_battery(
         with refusals.at(("scenarios", i), f"scenario {spec.display!r}"):
             scenario = build_scenario(spec, panel, construct)
         jobs.append(Job(design, scenario, f"battery/{spec.display}"))
+    grid_spec = config.true_h_grid
+    grid_points = grid_jobs(grid_spec, design, panel, construct, refusals) if grid_spec else []
     with refusals.at(("scenarios",), "the battery's simulation"):
-        outcomes = simulate_battery(
-            jobs, config.seed, config.replicates, config.block_size, options
+        outcomes, grid_outcomes = simulate_with_grid(
+            jobs,
+            config.seed,
+            config.replicates,
+            config.block_size,
+            options,
+            grid_points,
+            grid_spec.replicates if grid_spec else 0,
         )
+    grid = (
+        grid_result(grid_spec, config.block_size, grid_points, grid_outcomes) if grid_spec else None
+    )
     n_blocks = config.replicates // config.block_size
     rows = tuple(
         BatteryScenario(
@@ -726,6 +776,16 @@ def run_battery(
         n_blocks=n_blocks,
         sequential_runs=config.replicates * len(config.scenarios),
         scenarios=rows,
+        true_h_grid=grid,
+        worlds=tuple(
+            w
+            for spec, row in zip(config.scenarios, rows, strict=True)
+            for w in oc_world(
+                f"scenario `{row.label}`",
+                row.outcome,
+                scenario_named_h(spec.name, construct.governing_threshold_h, spec),
+            )
+        ),
         provenance=provenance(
             source,
             "battery",
@@ -746,6 +806,7 @@ def run_battery(
                 "rng": "scenario s, block b: block_streams(seed, purpose_s, replicates, "
                 "block_size)[b]",
                 "purposes": {row.label: row.purpose for row in rows},
+                **(grid_provenance(grid) if grid is not None else {}),
             },
         ),
     )

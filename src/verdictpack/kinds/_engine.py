@@ -28,25 +28,25 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from verdictpack._parallel import usable_cpus
 from verdictpack._results import Quantity, exact
 from verdictpack._rng import stream
 from verdictpack.config._blocks import (
-    MAX_COST,
     HumanSpec,
     PanelSpec,
     RoutesSpec,
     SequentialSettings,
     SequentialSpec,
     build_sequential,
+    price,
     route_rules,
     sequential_rules,
 )
@@ -64,7 +64,17 @@ from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, gov
 from verdictpack.core._hinterval import Verdict
 from verdictpack.core._tracks import TrackResult, TrackRun
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
-from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._base import Layer, RunOptions, report_progress
+from verdictpack.kinds._engine_config import (
+    HUMAN_PRICES,
+    ConfoundStressSpec,
+    EngineHumanSpec,
+    PowerSpec,
+    SpotCheckSpec,
+    StimuliSpec,
+    TruthSpec,
+)
+from verdictpack.kinds._worlds import NamedWorld, engine_worlds
 from verdictpack.simulate._evidence import SimulatedPanelSource
 from verdictpack.simulate._human import (
     AuditDecision,
@@ -115,216 +125,6 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 
 
-class ReaderAuditSpec(StrictModel):
-    """The reader audit (the kappa gate): config key ``human.audit``."""
-
-    roots: int = Field(ge=10, le=100_000, description="roots read by both readers")
-    kappa_min: float = Field(gt=0.0, lt=1.0, description="instrument gate on Cohen's kappa")
-    reconstruction_rate: float = Field(
-        gt=0.0, le=1.0, description="simulated readers' reconstruction rate (proof run)"
-    )
-    categories: int = Field(
-        ge=2,
-        le=10,
-        description="label categories each reader chooses among, 2 to 10 (chance agreement is "
-        "1 / categories)",
-    )
-    cost_per_reading: float = Field(
-        ge=0.0, le=MAX_COST, description=f"price of one reading, at most {MAX_COST:.0e}"
-    )
-
-
-class BaselineSpec(StrictModel):
-    pilot_roots: int = Field(
-        ge=0,
-        le=100_000,
-        description="pilot roots of human judgments, 0 to 100,000: paid by every route, never "
-        "pooled into the confirmatory test",
-    )
-    power: float = Field(
-        gt=0.0,
-        lt=1.0,
-        description="power the confirmatory human sample is sized to at the governing threshold",
-    )
-    replicates: int = Field(
-        ge=1000,
-        le=1_000_000,
-        description="simulated replicates per candidate size while sizing the confirmatory "
-        "sample, 1,000 to 1,000,000",
-    )
-
-
-class EngineHumanSpec(StrictModel):
-    judgments_per_root: int = Field(
-        ge=1, le=100, description="human judgments per root at the baseline rate, 1 to 100"
-    )
-    cost_per_judgment: float = Field(
-        ge=0.0, le=MAX_COST, description=f"price of one human judgment, at most {MAX_COST:.0e}"
-    )
-    audit: ReaderAuditSpec = Field(
-        description="the reader-reconstruction audit: a kappa below kappa_min makes the verdict "
-        "INSTRUMENT_INVALID"
-    )
-    baseline: BaselineSpec = Field(
-        description="the human preference baseline: a pilot plus a confirmatory sample sized by "
-        "simulation"
-    )
-
-
-class GatesSpec(StrictModel):
-    length_tolerance: float = Field(
-        gt=0.0,
-        le=5.0,
-        description="length gate: largest |r - length_target| admitted, r = (L_treatment - "
-        "L_null) / L_null in words",
-    )
-    length_target: float = Field(
-        ge=0.0,
-        le=10.0,
-        description="length gate: intended relative lengthening r of the treatment (0: matched "
-        "lengths, e.g. 1.5 for 150% longer)",
-    )
-    content_threshold: float = Field(
-        gt=0.0,
-        le=1.0,
-        description="content gate: least share of the source's content units the treatment "
-        "keeps, in (0, 1]",
-    )
-    fragment_threshold: float = Field(
-        gt=0.0,
-        le=1.0,
-        description="fragment gate: largest 3-gram Jaccard similarity admitted between two "
-        "sentences of one text, in (0, 1]",
-    )
-    max_diff_tokens: int = Field(
-        ge=0,
-        le=1000,
-        description="null-separation gate: most tokens treatment and null partner may differ by "
-        "outside the manipulated spans, 0 to 1000",
-    )
-
-
-class DefectRatesSpec(StrictModel):
-    drop_unit: float = Field(
-        ge=0.0,
-        le=1.0,
-        description="probability a candidate loses one content sentence from both rewrites "
-        "(tests the content gate)",
-    )
-    padding: float = Field(
-        ge=0.0,
-        le=1.0,
-        description="probability a filler sentence is added to the treatment only (tests the "
-        "length gate)",
-    )
-    duplicate_fragment: float = Field(
-        ge=0.0,
-        le=1.0,
-        description="probability one rewritten sentence is repeated verbatim (tests the "
-        "fragment gate)",
-    )
-    extra_difference: float = Field(
-        ge=0.0,
-        le=1.0,
-        description="probability the null partner states a different value for one unit (tests "
-        "the null-separation gate)",
-    )
-
-
-class SpotCheckSpec(StrictModel):
-    error_rate: float = Field(
-        gt=0.0,
-        lt=1.0,
-        description="gate error rate the spot-check must detect; one so small that the check "
-        "needs more than 1,000,000 pairs is refused",
-    )
-    confidence: float = Field(
-        gt=0.0,
-        lt=1.0,
-        description="confidence of the zero-failure bound: n checked pairs all agreeing with the "
-        "gate put its error rate below error_rate",
-    )
-    passes_per_pair: int = Field(
-        ge=1,
-        le=100,
-        description="human passes over each checked pair, 1 to 100 (touches = pairs x passes)",
-    )
-    cost_per_touch: float = Field(
-        ge=0.0, le=MAX_COST, description=f"price of one touch, at most {MAX_COST:.0e}"
-    )
-
-
-# The most candidates one engine run generates: the admitted stimuli stay in memory and go to
-# stimuli.jsonl whole (10^5 candidates: about 0.5 GB at the peak, 80 MB of stimuli.jsonl).
-MAX_CANDIDATES = 100_000
-
-
-class StimuliSpec(StrictModel):
-    family: Literal["summarization", "length"] = Field(
-        description="the construct family whose templates generate the candidates"
-    )
-    templates: list[str] | None = Field(
-        default=None, description="names of the family's templates to use (default: all)"
-    )
-    candidates: int = Field(
-        ge=1,
-        le=MAX_CANDIDATES,
-        description=f"candidate roots generated, at most {MAX_CANDIDATES:,} (every admitted "
-        "stimulus is held in memory and written to stimuli.jsonl, about 1 KB each)",
-    )
-    gates: GatesSpec = Field(
-        description="thresholds of the four admission gates: length, content, fragments, null "
-        "separation"
-    )
-    defect_rates: DefectRatesSpec = Field(
-        description="per-candidate probabilities of each injected imperfection, independent"
-    )
-    spot_check: SpotCheckSpec = Field(
-        description="the human spot-check of the gates' decisions, sized by an exact "
-        "zero-failure binomial bound"
-    )
-
-
-class TruthSpec(StrictModel):
-    scenario: str = Field(description="one of " + ", ".join(SCENARIO_NAMES))
-    true_h: float | None = Field(default=None, description="for above_threshold")
-    model_shift_h: float = Field(ge=-3.0, le=3.0, description="for confounded")
-    stress_latent_correlation: float = Field(
-        ge=-1.0,
-        le=1.0,
-        description="for correlated_stress: the panel's raised latent correlation between "
-        "judges, in [-1, 1]",
-    )
-    stress_stream_correlation: float = Field(
-        ge=-1.0,
-        le=1.0,
-        description="for correlated_stress: the raised correlation of the human latents with "
-        "the panel's root latent, in [-1, 1]",
-    )
-    stress_base: Literal["registered_alternative", "null"] = Field(
-        description="for correlated_stress: the effect it raises the correlations under"
-    )
-
-
-class PowerSpec(StrictModel):
-    replicates: int = Field(
-        ge=50,
-        le=1_000_000,
-        description="simulated runs per power-report scenario and confound arm, 50 to 1,000,000 "
-        "(sets the Monte Carlo error)",
-    )
-    above_threshold_h: list[Annotated[float, Field(gt=0.0, le=3.0)]] = Field(
-        min_length=1,
-        description="true h values in (0, 3] above the null and the registered alternative "
-        "that the power report also simulates, at least one",
-    )
-
-
-class ConfoundStressSpec(StrictModel):
-    model_shift_h: float = Field(gt=0.0, le=3.0, description="shift of a content confound")
-    position_bias: float = Field(gt=0.0, lt=0.5, description="first-position shift per judge")
-
-
 class EngineConfig(StrictModel):
     kind: Literal["engine"] = Field(description="the config kind: 'engine'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
@@ -350,6 +150,11 @@ class EngineConfig(StrictModel):
     confound_stress: ConfoundStressSpec = Field(
         description="the stress applied in each precommitted confound arm"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inherit_prices(cls, data: Any) -> Any:
+        return HUMAN_PRICES.inherit(data)
 
 
 def _engine_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
@@ -384,6 +189,7 @@ RULES = (
     *panel_rules(("panel",)),
     *route_rules(),
     CrossRule(at=(), check=_engine_check),
+    HUMAN_PRICES.rule(),
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -419,6 +225,8 @@ class EngineResult:
     truth_true_h: float
     truth_mu_model: float
     truth_mu_human: float
+    truth_effect_scale: float
+    truth_model_shift_h: float
     panel: PanelSummary
     construction: str
     comparison_construction: str
@@ -439,6 +247,7 @@ class EngineResult:
     costs: tuple[CostLine, ...]
     power: tuple[ScenarioOC, ...]
     confound_arms: tuple[ConfoundArm, ...]
+    worlds: tuple[NamedWorld, ...]
     evidence: tuple[dict[str, Any], ...]
     provenance: Provenance
 
@@ -611,12 +420,15 @@ def _power(
     construct: Construct,
     threads: int = 1,
     scenarios: Sequence[TruthScenario] | None = None,
+    tick: Callable[[int, int], None] | None = None,
 ) -> tuple[ScenarioOC, ...]:
     if scenarios is None:
         scenarios = _power_scenarios(cfg, panel, construct)
     jobs = [Job(design, sc, f"engine/power/{sc.name}") for sc in scenarios]
     return tuple(
-        simulate_scenarios(jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, threads=threads)
+        simulate_scenarios(
+            jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, threads=threads, tick=tick
+        )
     )
 
 
@@ -672,7 +484,11 @@ def _check_confound_arms(
 
 
 def _confound_arms(
-    cfg: EngineConfig, design: RouteDesign, construct: Construct, threads: int = 1
+    cfg: EngineConfig,
+    design: RouteDesign,
+    construct: Construct,
+    threads: int = 1,
+    tick: Callable[[int, int], None] | None = None,
 ) -> tuple[ConfoundArm, ...]:
     stress = cfg.confound_stress
     arms: list[ConfoundArm] = []
@@ -712,7 +528,7 @@ def _confound_arms(
         slots.append(len(arms))
         arms.append(ConfoundArm(name, crossed, design_text, stress_text, None, None))
     results = simulate_scenarios(
-        jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, registered_only, threads
+        jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, registered_only, threads, tick=tick
     )
     for slot, oc in zip(slots, results, strict=True):
         arms[slot] = replace(arms[slot], outcome=oc)
@@ -811,7 +627,11 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
         hint=lambda exc: _admission_hint(factory, sc, exc),
     ):
         spot = size_gate_spot_check(
-            sc.error_rate, sc.confidence, sc.passes_per_pair, sc.cost_per_touch, factory.n_admitted
+            sc.error_rate,
+            sc.confidence,
+            sc.passes_per_pair,
+            price(sc.cost_per_touch, "stimuli.spot_check.cost_per_touch"),
+            factory.n_admitted,
         )
     # 2. instrument validation
     a = config.human.audit
@@ -845,12 +665,13 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
             hb.replicates,
         )
     fixed_touches = reader_audit.readings + baseline.pilot_touches
-    fixed_cost = reader_audit.readings * a.cost_per_reading + (
-        baseline.pilot_touches * config.human.cost_per_judgment
-    )
+    human_price = price(config.human.cost_per_judgment, "human.cost_per_judgment")
+    fixed_cost = reader_audit.readings * price(
+        a.cost_per_reading, "human.audit.cost_per_reading"
+    ) + (baseline.pilot_touches * human_price)
     human_spec = HumanSpec(
         judgments_per_root=config.human.judgments_per_root,
-        cost_per_judgment=config.human.cost_per_judgment,
+        cost_per_judgment=human_price,
     )
     with refusals.at(
         governing_loc(construct),
@@ -945,18 +766,34 @@ def run_sequential(
 
 
 def prove_engine(
-    config: EngineConfig, plan: EnginePlan, refusals: Refusals | None = None
+    config: EngineConfig,
+    plan: EnginePlan,
+    refusals: Refusals | None = None,
+    options: RunOptions | None = None,
 ) -> tuple[tuple[ScenarioOC, ...], tuple[ConfoundArm, ...]]:
     """Stage 3, which needs no evidence source: the power report of this design and the
-    precommitted confound arms, simulated (the kernel spreads the replicates over the CPUs)."""
+    precommitted confound arms, simulated (the kernel spreads the replicates over the CPUs;
+    ``options.progress`` hears of each block)."""
     refusals = Refusals.none() if refusals is None else refusals
     threads = usable_cpus()
     with refusals.at(("power",), "the power report"):
         power = _power(
-            config, plan.design, plan.panel, plan.construct, threads, plan.power_scenarios
+            config,
+            plan.design,
+            plan.panel,
+            plan.construct,
+            threads,
+            plan.power_scenarios,
+            tick=report_progress(options, "engine: power report"),
         )
     with refusals.at(("confound_stress",), "the confound arms"):
-        arms = _confound_arms(config, plan.design, plan.construct, threads)
+        arms = _confound_arms(
+            config,
+            plan.design,
+            plan.construct,
+            threads,
+            tick=report_progress(options, "engine: confound arms"),
+        )
     return tuple(power), tuple(arms)
 
 
@@ -997,7 +834,7 @@ def run_engine(
     costs = _costs(
         config, design, spot, reader_audit, baseline, roots_run, model_touches, human_touches
     )
-    power, arms = prove_engine(config, plan, refusals)
+    power, arms = prove_engine(config, plan, refusals, options)
     return EngineResult(
         kind="engine",
         construct=construct,
@@ -1007,6 +844,8 @@ def run_engine(
         truth_true_h=true_h,
         truth_mu_model=mu_m,
         truth_mu_human=mu_h,
+        truth_effect_scale=scenario.effect_scale,
+        truth_model_shift_h=scenario.model_shift_h,
         panel=summarize_panel(config.panel),
         construction=sequential.construction,
         comparison_construction=sequential.other_construction(),
@@ -1027,6 +866,7 @@ def run_engine(
         costs=costs,
         power=power,
         confound_arms=arms,
+        worlds=engine_worlds(config, construct.governing_threshold_h, true_h, power, arms),
         evidence=rows,
         provenance=provenance(
             source,
@@ -1075,7 +915,10 @@ def _admission_hint(factory: FactoryResult, spot: SpotCheckSpec, exc: Any) -> st
     if factory.n_admitted == 0:
         return head + "; none passed, so more candidates cannot help: relax the gate"
     needed = size_gate_spot_check(
-        spot.error_rate, spot.confidence, spot.passes_per_pair, spot.cost_per_touch
+        spot.error_rate,
+        spot.confidence,
+        spot.passes_per_pair,
+        price(spot.cost_per_touch, "stimuli.spot_check.cost_per_touch"),
     ).pairs
     per = factory.n_admitted / factory.n_candidates
     return head + (
@@ -1135,8 +978,10 @@ def _costs(
             "human layer",
             exact(reader_audit.readings + baseline.pilot_touches + human_touches),
             exact(
-                reader_audit.readings * h.audit.cost_per_reading
-                + (baseline.pilot_touches + human_touches) * h.cost_per_judgment
+                reader_audit.readings
+                * price(h.audit.cost_per_reading, "human.audit.cost_per_reading")
+                + (baseline.pilot_touches + human_touches)
+                * price(h.cost_per_judgment, "human.cost_per_judgment")
             ),
         ),
     ]

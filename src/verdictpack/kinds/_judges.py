@@ -44,7 +44,8 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
-from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._base import Layer, RunOptions, report_progress
+from verdictpack.kinds._worlds import NamedWorld, oc_world
 from verdictpack.simulate._judges import TruthScenario, effective_panel_size, judge_rates
 from verdictpack.simulate._operating import ScenarioOC
 from verdictpack.simulate._panels import JudgeRow, build_panel, panel_rules, summarize_panel
@@ -163,6 +164,7 @@ class JudgesResult:
     human_judgments_per_root: int
     human_cost_per_judgment: float
     compositions: tuple[CompositionResult, ...]
+    worlds: tuple[NamedWorld, ...]
     provenance: Provenance
 
 
@@ -210,6 +212,11 @@ def run_judges(
                     f"judges/{i}/{key}",
                     config.replicates,
                     constructions=(sequential.construction,),
+                    tick=report_progress(
+                        options,
+                        f"judges: composition {i + 1} of {len(config.compositions)}, "
+                        f"effect {key}, blocks",
+                    ),
                 )
         results.append(
             CompositionResult(
@@ -236,6 +243,19 @@ def run_judges(
         human_judgments_per_root=config.human.judgments_per_root,
         human_cost_per_judgment=config.human.cost_per_judgment,
         compositions=tuple(results),
+        worlds=tuple(
+            w
+            for c in results
+            for w in (
+                *oc_world(
+                    f"composition `{c.name}`, effect present",
+                    c.effect_present,
+                    construct.governing_threshold_h,
+                    at_least=True,
+                ),
+                *oc_world(f"composition `{c.name}`, effect absent", c.effect_absent, 0.0),
+            )
+        ),
         provenance=provenance(
             source,
             "judges",

@@ -46,7 +46,7 @@ from verdictpack.config._refusals import (
 )
 from verdictpack.core import _exact as _stats
 from verdictpack.core._scales import cohens_h, p_from_h, phi
-from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._base import Layer, RunOptions, report_progress
 
 __all__ = [
     "BinomialArmResult",
@@ -681,7 +681,10 @@ def run_sizing(
     reps = config.simulation.replicates
     refusals = Refusals(source)
     arms: list[ArmResult] = []
+    tick = report_progress(options, "sizing: arms")
     for i, arm in enumerate(config.arms):
+        if tick is not None:
+            tick(i, len(config.arms))
         tag = f"sizing/arm{i}"
         effect = _arm_effect(arm, i, construct)
         loc, described = effect if effect is not None else (("arms", i), f"arm {i}")
@@ -702,6 +705,8 @@ def run_sizing(
                 arms.append(size_binomial_arm(arm, points))
             else:
                 arms.append(size_two_proportions(arm, construct, points))
+    if tick is not None:
+        tick(len(config.arms), len(config.arms))
     return SizingResult(
         kind="sizing",
         construct=construct,

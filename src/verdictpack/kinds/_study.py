@@ -72,8 +72,8 @@ from verdictpack.evidence._assemble import (
 from verdictpack.evidence._files import file_sha256, read_judgment_file
 from verdictpack.evidence._order import ORDER_DOMAIN, read_order_file, registered_order
 from verdictpack.evidence._readings import Readings, read_readings
-from verdictpack.evidence._table import CHOICES, RATER_KINDS, JudgmentTable
-from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.evidence._table import CHOICES, RATER_KINDS, JudgmentTable, _gc_paused
+from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._study_config import RULES, StudyConfig
 from verdictpack.simulate._continuation import RootsToGo, roots_to_go
 from verdictpack.simulate._fitted import fitted_panel_block
@@ -668,34 +668,38 @@ def _stop_reason(
 def _evidence_rows(values: RootValues, trace: TrackTrace) -> list[dict[str, Any]]:
     """One evidence.jsonl row per root entered: its values, the registered track's bounds and
     interval after it, the comparison interval and every track's state."""
-    b = trace.bounds["registered"]
-    hybrid = b.shape[1] > 4
-    lo, hi = trace.h_lo["registered"].tolist(), trace.h_hi["registered"].tolist()
-    clo, chi = trace.h_lo["comparison"].tolist(), trace.h_hi["comparison"].tolist()
-    mb, hb = b[:, 0:2].tolist(), b[:, 2:4].tolist()
-    db = (2.0 * b[:, 4:6] - 1.0).tolist() if hybrid else None
-    labels = {name: trace.labels(name).tolist() for name in TRACKS}
-    stop = trace.stop if trace.stop is not None else -1
-    h = values.h.tolist()
-    rows = []
-    for t, rid in enumerate(values.root_ids):
-        rows.append(
-            {
-                "root": t + 1,
-                "root_id": rid,
-                "M": float(values.m[t]),
-                "H": None if h[t] != h[t] else h[t],
-                "model_judgments": int(values.model_judgments[t]),
-                "human_judgments": int(values.human_judgments[t]),
-                "model_bounds": mb[t],
-                "human_bounds": hb[t],
-                "diff_bounds": None if db is None else db[t],
-                "h_interval": [lo[t], hi[t]],
-                "comparison_h_interval": [clo[t], chi[t]],
-                "state": {name: labels[name][t] for name in TRACKS},
-                "after_registered_stop": t > stop,
-            }
-        )
+    # some 700,000 containers: no collection passes over them while they are built
+    with _gc_paused():
+        b = trace.bounds["registered"]
+        hybrid = b.shape[1] > 4
+        lo, hi = trace.h_lo["registered"].tolist(), trace.h_hi["registered"].tolist()
+        clo, chi = trace.h_lo["comparison"].tolist(), trace.h_hi["comparison"].tolist()
+        mb, hb = b[:, 0:2].tolist(), b[:, 2:4].tolist()
+        db = (2.0 * b[:, 4:6] - 1.0).tolist() if hybrid else None
+        # every state of a root, in the order of TRACKS
+        states = list(zip(*(trace.labels(name).tolist() for name in TRACKS), strict=True))
+        stop = trace.stop if trace.stop is not None else -1
+        h, m = values.h.tolist(), values.m.tolist()
+        n_model, n_human = values.model_judgments.tolist(), values.human_judgments.tolist()
+        rows = []
+        for t, rid in enumerate(values.root_ids):
+            rows.append(
+                {
+                    "root": t + 1,
+                    "root_id": rid,
+                    "M": m[t],
+                    "H": None if h[t] != h[t] else h[t],
+                    "model_judgments": n_model[t],
+                    "human_judgments": n_human[t],
+                    "model_bounds": mb[t],
+                    "human_bounds": hb[t],
+                    "diff_bounds": None if db is None else db[t],
+                    "h_interval": [lo[t], hi[t]],
+                    "comparison_h_interval": [clo[t], chi[t]],
+                    "state": dict(zip(TRACKS, states[t], strict=True)),
+                    "after_registered_stop": t > stop,
+                }
+            )
     return rows
 
 
@@ -775,7 +779,10 @@ def run_study(
     refusals = Refusals(source)
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
+    tick = report_progress(options, "study: data read, tracks run, judges fitted")
     prep = prepare_study(config, source, extra, roots)
+    if tick is not None:
+        tick(1, 3)
     values = prep.values
     a = config.data.reader_audit
     with refusals.at(
@@ -834,7 +841,11 @@ def run_study(
         )
     reg = at_stop["registered"]
     roots_run = 0 if trace is None or trace.stop is None else trace.stop + 1
+    if tick is not None:
+        tick(2, 3)
     report = _judges_report(config, prep, values.root_ids)
+    if tick is not None:
+        tick(3, 3)
     to_go = None
     if audit.passed and reg.verdict == Verdict.INCONCLUSIVE.value:
         to_go = _continuation(config, values, report, construct, sequential, refusals)

@@ -12,9 +12,15 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from verdictpack.config._blocks import MAX_COST, MAX_ROOTS, SequentialSpec, sequential_rules
+from verdictpack.config._blocks import (
+    MAX_COST,
+    MAX_ROOTS,
+    HumanPrices,
+    SequentialSpec,
+    sequential_rules,
+)
 from verdictpack.config._compiler import (
     ConstructSpec,
     CrossRule,
@@ -224,11 +230,20 @@ class StudyHumansSpec(StrictModel):
         description="human judgments expected on a root that has any; a shortfall is scored "
         "by the missing policy (default: no expectation)",
     )
+    cost_per_touch: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=MAX_COST,
+        description="the price of one human touch of any kind, inherited where a kind's own "
+        "price is omitted: humans.cost_per_judgment and data.reader_audit.cost_per_reading "
+        "(default: none, an omitted price is then 0)",
+    )
     cost_per_judgment: float = Field(
         default=0.0,
         ge=0.0,
         le=MAX_COST,
-        description="price of one human judgment where a row carries no cost of its own",
+        description="price of one human judgment where a row carries no cost of its own "
+        "(default: humans.cost_per_touch, else 0)",
     )
 
 
@@ -398,7 +413,10 @@ class ReaderAuditDataSpec(StrictModel):
         default=None, min_length=2, description="the admissible categories (default: as read)"
     )
     cost_per_reading: float = Field(
-        default=0.0, ge=0.0, le=MAX_COST, description="price of one reading, in currency"
+        default=0.0,
+        ge=0.0,
+        le=MAX_COST,
+        description="price of one reading, in currency (default: humans.cost_per_touch, else 0)",
     )
 
 
@@ -506,6 +524,14 @@ class PlanningSpec(StrictModel):
     )
 
 
+# the study's human touches: a judgment without a cost of its own, an audit reading
+HUMAN_PRICES = HumanPrices(
+    default=("humans", "cost_per_touch"),
+    touches=(("humans", "cost_per_judgment"), ("data", "reader_audit", "cost_per_reading")),
+    required=False,
+)
+
+
 class StudyConfig(StrictModel):
     kind: Literal["study"] = Field(description="the config kind: 'study'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT + "; it also fixes the root order")
@@ -543,6 +569,11 @@ class StudyConfig(StrictModel):
     currency: str = Field(
         default="USD", min_length=1, max_length=12, description="the unit of every price and cost"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inherit_prices(cls, data: Any) -> Any:
+        return HUMAN_PRICES.inherit(data)
 
 
 def _relative(value: Any) -> str | None:

@@ -40,7 +40,8 @@ from verdictpack.config._compiler import (
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
 from verdictpack.core._exact import binomial_sample_size
-from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._base import Layer, RunOptions, report_progress
+from verdictpack.kinds._worlds import NamedWorld, oc_world
 from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario
 from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 from verdictpack.simulate._routes import BLOCK_SIZE, route_design
@@ -154,6 +155,7 @@ class VerdictResult:
     cost_per_root: float
     sprt_exact: SPRTExact
     scenarios: tuple[ScenarioOC, ...]
+    worlds: tuple[NamedWorld, ...]
     provenance: Provenance
 
 
@@ -238,7 +240,12 @@ def run_verdict(
         jobs.append(Job(design, scenario, f"verdict/{i}"))
     with refusals.at(("streams",), "the simulation of the stream model"):
         scenarios = simulate_scenarios(
-            jobs, config.seed, config.replicates, BLOCK_SIZE, threads=usable_cpus()
+            jobs,
+            config.seed,
+            config.replicates,
+            BLOCK_SIZE,
+            threads=usable_cpus(),
+            tick=report_progress(options, f"verdict: {len(jobs)} scenarios, blocks"),
         )
     with refusals.at(
         ("routes", "sprt_beta"),
@@ -265,6 +272,11 @@ def run_verdict(
         cost_per_root=design.model_cost_per_root + design.human_cost_per_root,
         sprt_exact=exact_sprt,
         scenarios=tuple(scenarios),
+        worlds=tuple(
+            w
+            for spec, oc in zip(config.scenarios, scenarios, strict=True)
+            for w in oc_world(f"scenario `{spec.name}`", oc, spec.true_h)
+        ),
         provenance=provenance(
             source,
             "verdict",

@@ -1,10 +1,14 @@
-"""verdictpack.render: result objects to files (Markdown, JSON, CSV).
+"""verdictpack.render: result objects to files (Markdown, JSON, CSV, and HTML with pictures).
 
 Renders only what a frozen result object holds: nothing is recomputed, nothing parsed back. One
 module per kind (``_sizing``, ``_verdict``, ``_judges``, ``_engine``, ``_battery``, ``_study``)
 over the shared helpers of ``_markdown``; :data:`RENDERERS` maps each kind's result class to its
 renderer and :func:`render` dispatches on the result's type. May import every floor below it
 (kinds included, for the result types); never ``verify`` or the CLI.
+
+``report.html`` (:mod:`._html`, pictures by :mod:`._plots`) is added beside ``report.md`` when
+matplotlib (the ``report`` extra) can be imported; without it the other files are unchanged and
+:data:`HTML_HINT` says how to get the page.
 """
 
 from __future__ import annotations
@@ -18,9 +22,12 @@ from verdictpack.kinds._judges import JudgesResult
 from verdictpack.kinds._sizing import SizingResult
 from verdictpack.kinds._study import StudyResult
 from verdictpack.kinds._verdict import VerdictResult
-from verdictpack.render import _battery, _engine, _judges, _sizing, _study, _verdict
+from verdictpack.render import _battery, _engine, _judges, _plots, _sizing, _study, _verdict
 
-__all__ = ["RENDERERS", "render"]
+__all__ = ["HTML_HINT", "RENDERERS", "html_available", "render"]
+
+# the one line a run prints when report.html could not be drawn
+HTML_HINT = "report.html needs matplotlib (the 'report' extra): pip install 'verdictpack[report]'"
 
 # result class -> its files (name -> text); the only place a result meets its renderer
 RENDERERS: dict[type, Callable[[Any], Mapping[str, str]]] = {
@@ -33,8 +40,14 @@ RENDERERS: dict[type, Callable[[Any], Mapping[str, str]]] = {
 }
 
 
+def html_available() -> bool:
+    """Whether :func:`render` adds report.html (matplotlib can be imported)."""
+    return _plots.available()
+
+
 def render(result: object) -> Mapping[str, str]:
-    """The files of one result, by the renderer registered for its exact type."""
+    """The files of one result, by the renderer registered for its exact type; report.html
+    beside report.md when matplotlib can be imported (:func:`html_available`)."""
     renderer = RENDERERS.get(type(result))
     if renderer is None:
         known = ", ".join(sorted(cls.__name__ for cls in RENDERERS))
@@ -42,4 +55,9 @@ def render(result: object) -> Mapping[str, str]:
             f"no renderer registered for result type {type(result).__qualname__} "
             f"(registered: {known})"
         )
-    return renderer(result)
+    files = renderer(result)
+    if "report.md" in files and html_available():
+        from verdictpack.render._html import render_html
+
+        files = {**files, "report.html": render_html(result, files["report.md"])}
+    return files

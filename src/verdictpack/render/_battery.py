@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._battery import BatteryResult
 from verdictpack.render._markdown import (
     construct_block,
@@ -21,6 +22,7 @@ from verdictpack.render._markdown import (
     table,
     verdict_cells,
 )
+from verdictpack.render._summary import summary_block, worlds_section
 
 # ----------------------------------------------------------------------------------------------
 # Battery
@@ -48,7 +50,12 @@ def _battery_summary_row(row: Any) -> list[str]:
 
 def render_battery(r: Any) -> str:
     """The battery report: summary table, plain reading, guarantees once, then every scenario."""
-    out = [f"# verdictpack battery — {r.construct.name}", "", construct_block(r.construct)]
+    out = [
+        f"# verdictpack battery — {r.construct.name}",
+        "",
+        summary_block(r),
+        construct_block(r.construct),
+    ]
     out.append("## Design\n")
     out.append(
         table(
@@ -144,6 +151,9 @@ def render_battery(r: Any) -> str:
     if r.scenarios:
         out.append("## Routes and the guarantee each carries\n")
         out.append(guarantees_table(r.scenarios[0].outcome))
+    out.append(worlds_section(r.worlds))
+    if r.true_h_grid is not None:
+        out.append(_grid_section(r.true_h_grid))
     out.append("## Operating characteristics per scenario\n")
     for row in r.scenarios:
         out.append(scenario_heading(row.outcome))
@@ -160,6 +170,49 @@ def render_battery(r: Any) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _grid_section(grid: Any) -> str:
+    """The true-h grid: one table per route, a row per true h (P(each verdict) ± MC s.e., mean
+    roots and cost; the fixed-n route's closed-form power beside its simulated one)."""
+    if not grid.rows:
+        return ""
+    out = [
+        "## Operating characteristics against the true h (grid)\n",
+        f"{grid.points} true h from {fmt_x(grid.start)} to {fmt_x(grid.stop)} "
+        f"({'evenly spaced' if grid.spacing == 'even' else 'as listed'}), "
+        f"{grid.replicates:,} replicates per point in {grid.n_blocks} blocks of "
+        f"{grid.block_size:,}; ± is the Monte Carlo standard error sqrt(p(1 − p)/"
+        f"{grid.replicates:,}). Each point draws from its own seed-sequence child (purpose "
+        "`battery-grid/h=<h>`), so adding a point moves no other number. The fixed-n closed "
+        "form is the noncentral t with the exact per-root mean and s.d. of D = M − H (exact "
+        "for normal D; the normal-theory value for these discrete roots).\n",
+    ]
+    for k, route in enumerate(grid.rows[0].outcome.routes):
+        labels = list(route.p_verdict)
+        headers = ["true h", *[f"P({lab})" for lab in labels]]
+        if route.route == "fixed_n":
+            headers.append("P(EFFECT), closed form")
+        headers += ["mean roots", "mean cost"]
+        rows = []
+        for point in grid.rows:
+            r = point.outcome.routes[k]
+            cells = [fmt_x(point.true_h), *[fmt_fig(r.p_verdict[lab], 3) for lab in labels]]
+            if route.route == "fixed_n":
+                cells.append(f"{float(point.fixed_n_closed_form.power.value):.3f}")
+            cells += [fmt_mean(r.mean_roots), fmt_mean(r.mean_cost, 2)]
+            rows.append(cells)
+        out.append(f"### {route_label(route)}\n")
+        out.append(table(headers, rows))
+    return "\n".join(out)
+
+
 def render_files(result: BatteryResult) -> dict[str, str]:
-    """``report.md`` and ``results.json``."""
-    return {"report.md": render_battery(result), "results.json": render_results_json(result)}
+    """``report.md`` and ``results.json`` (which has no ``true_h_grid`` key when the config
+    asks for no grid: such a battery's outputs are those of a battery before the grid)."""
+    if result.true_h_grid is not None:
+        results = render_results_json(result)
+    else:
+        data = to_jsonable(result)
+        data.pop("provenance", None)
+        data.pop("true_h_grid", None)
+        results = dump_json(data)
+    return {"report.md": render_battery(result), "results.json": results}

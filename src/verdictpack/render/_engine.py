@@ -25,6 +25,7 @@ from verdictpack.render._markdown import (
     table,
     track_row,
 )
+from verdictpack.render._summary import summary_block, worlds_section
 
 # ----------------------------------------------------------------------------------------------
 # Engine
@@ -32,7 +33,12 @@ from verdictpack.render._markdown import (
 
 
 def render_engine_report(r: Any) -> str:
-    out = [f"# verdictpack engine — {r.construct.name}", "", construct_block(r.construct)]
+    out = [
+        f"# verdictpack engine — {r.construct.name}",
+        "",
+        summary_block(r),
+        construct_block(r.construct),
+    ]
     out.append("## Verdict\n")
     out.append(
         f"Evidence: {r.evidence_source}; true h of the simulated streams {fmt_x(r.truth_true_h)} "
@@ -107,6 +113,7 @@ def render_engine_report(r: Any) -> str:
         out.append(scenario_heading(sc))
         out.append(oc_table(sc))
         out.append(cost_table(sc))
+    out.append(worlds_section(r.worlds))
     out.append("## Confound arms (precommitted)\n")
     out.append(
         "No inference rule repairs a confounded design: each arm names the design that isolates "

@@ -18,10 +18,16 @@ from verdictpack.render._markdown import (
     scenario_heading,
     table,
 )
+from verdictpack.render._summary import summary_block, worlds_section
 
 
 def render_judges(r: Any) -> str:
-    out = [f"# verdictpack judges — {r.construct.name}", "", construct_block(r.construct)]
+    out = [
+        f"# verdictpack judges — {r.construct.name}",
+        "",
+        summary_block(r),
+        construct_block(r.construct),
+    ]
     out.append(
         f"Registered route: e-process ({r.construction}), cap {r.cap_roots} roots; human stream "
         f"{r.human_judgments_per_root} judgments per root at {fmt_money(r.human_cost_per_judgment)}"
@@ -67,6 +73,7 @@ def render_judges(r: Any) -> str:
             rows,
         )
     )
+    out.append(worlds_section(r.worlds))
     for c in r.compositions:
         out.append(f"## Composition `{c.name}`\n")
         out.append(

@@ -20,6 +20,7 @@ from verdictpack.render._markdown import (
     render_results_json,
     table,
 )
+from verdictpack.render._summary import summary_block
 
 
 def _region(lower: int | None, upper: int | None) -> str:
@@ -32,7 +33,7 @@ def _region(lower: int | None, upper: int | None) -> str:
 
 
 def render_sizing(r: Any) -> str:
-    out = [f"# verdictpack sizing — {r.construct.name}", ""]
+    out = [f"# verdictpack sizing — {r.construct.name}", "", summary_block(r)]
     out.append(construct_block(r.construct))
     out.append("## Design points\n")
     out.append(

@@ -21,6 +21,7 @@ from verdictpack.render._markdown import (
     table,
     track_row,
 )
+from verdictpack.render._summary import summary_block
 
 _iv = fmt_interval  # an interval as printed in the study's tables
 
@@ -38,17 +39,7 @@ def _policy_text(r: StudyResult) -> str:
 
 
 def render_study_report(r: StudyResult) -> str:
-    reg = r.registered
-    out = [f"# verdictpack study — {r.construct.name}", ""]
-    where = f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""
-    out.append(
-        f"**Registered verdict: {reg.verdict}**{where} (h-interval {_iv(reg.h_interval)} "
-        f"against the threshold h = {fmt_x(reg.threshold_h)}); {r.stop_reason}.\n"
-    )
-    out.append(
-        f"Evidence: {r.evidence_source} — {r.roots_available:,} roots judged in the registered "
-        f"order ({r.root_order}); {r.roots_run:,} read to the registered verdict.\n"
-    )
+    out = [f"# verdictpack study — {r.construct.name}", "", summary_block(r)]
     out.append(construct_block(r.construct))
     out.append("## Verdict\n")
     out.append(

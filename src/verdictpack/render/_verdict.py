@@ -19,10 +19,16 @@ from verdictpack.render._markdown import (
     scenario_heading,
     table,
 )
+from verdictpack.render._summary import summary_block, worlds_section
 
 
 def render_verdict(r: Any) -> str:
-    out = [f"# verdictpack verdict — {r.construct.name}", "", construct_block(r.construct)]
+    out = [
+        f"# verdictpack verdict — {r.construct.name}",
+        "",
+        summary_block(r),
+        construct_block(r.construct),
+    ]
     out.append("## Design\n")
     out.append(
         table(
@@ -54,6 +60,7 @@ def render_verdict(r: Any) -> str:
         out.append(scenario_heading(sc))
         out.append(oc_table(sc))
         out.append(cost_table(sc))
+    out.append(worlds_section(r.worlds))
     s = r.sprt_exact
     out.append("## SPRT, exact (recursion over the continuation region)\n")
     out.append(

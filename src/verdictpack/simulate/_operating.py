@@ -24,7 +24,7 @@ workers ran the blocks or where.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -565,9 +565,11 @@ def simulate_scenarios(
     block_size: int,
     constructions: Sequence[str] | None = None,
     threads: int = 1,
+    tick: Callable[[int, int], None] | None = None,
 ) -> list[ScenarioOC]:
     """Operating characteristics of several scenarios, batched block by block (the kernel
-    runs on ``threads`` threads; the numbers do not depend on it).
+    runs on ``threads`` threads; the numbers do not depend on it). ``tick(done, total)`` is
+    called after each block (progress only: it never changes a number).
 
     Job j's block b always draws from ``block_streams(seed, job.purpose, ...)[b]``; compatible
     jobs (same panel size, construct, sequential settings) share one batch tracker per block.
@@ -596,6 +598,8 @@ def simulate_scenarios(
             ]
             for j, out in zip(idxs, run_cells(cells, constructions, threads), strict=True):
                 outcomes[j].append(out)
+        if tick is not None:
+            tick(b + 1, len(streams[0]))
     return [
         summarize(job.design, job.scenario, merge_blocks(outcomes[j]), constructions)
         for j, job in enumerate(jobs)

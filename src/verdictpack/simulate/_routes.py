@@ -7,7 +7,7 @@ battery all build their designs here).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from verdictpack._errors import InputError
 from verdictpack.config._blocks import HumanSpec, RoutesSpec, SequentialSettings, fixed_n_defect
@@ -58,7 +58,9 @@ def simulate_scenario(
     purpose: str,
     replicates: int,
     constructions: Sequence[str] | None = None,
+    tick: Callable[[int, int], None] | None = None,
 ) -> ScenarioOC:
-    """All routes under one scenario, block by block on the RNG policy's block streams."""
+    """All routes under one scenario, block by block on the RNG policy's block streams
+    (``tick(done, total)`` after each block: progress only)."""
     job = Job(design, scenario, purpose)
-    return simulate_scenarios([job], seed, replicates, BLOCK_SIZE, constructions)[0]
+    return simulate_scenarios([job], seed, replicates, BLOCK_SIZE, constructions, tick=tick)[0]

@@ -47,6 +47,7 @@ from typing import ClassVar, Literal, Protocol, runtime_checkable
 
 from verdictpack._errors import InputError
 from verdictpack._validate import closed_interval, int_at_least, nonempty_str, str_tuple
+from verdictpack.stimuli import _textkernel
 from verdictpack.stimuli._lexicon import DEFAULT_LEXICON, Lexicon, Template, content_units
 from verdictpack.stimuli._stimulus import Stimulus, require_template_stimulus
 from verdictpack.stimuli._text import norm, sentence_tokens, tokens
@@ -100,9 +101,10 @@ class LengthMatchGate:
         nonempty_str("name", self.name)
 
     def _length(self, text: str) -> int:
-        if self.unit == "words":
-            return len(text.split())
-        return len(" ".join(text.split()))
+        # the compiled kernel's (len(text.split()), len(" ".join(text.split()))), held equal to
+        # those by a test, without building the list of words
+        words, characters = _textkernel.word_count(text)
+        return words if self.unit == "words" else characters
 
     def check(self, stimulus: Stimulus) -> GateOutcome:
         lt = self._length(stimulus.treatment)
@@ -179,6 +181,15 @@ def _sentence_grams(text: str, n: int) -> list[frozenset[str]]:
 
 @functools.lru_cache(maxsize=16384)
 def _max_fragment_similarity(text: str, n: int) -> float:
+    """The compiled kernel's value (cached: a source may be shared by many pairs), held equal to
+    :func:`_reference_fragment_similarity` by a test."""
+    if n < 1:  # no grams at all: only the Python rules define it
+        return _reference_fragment_similarity(text, n)
+    return _textkernel.fragment_similarity(text, min(n, 1 << 62))
+
+
+def _reference_fragment_similarity(text: str, n: int) -> float:
+    """Max Jaccard similarity of sentence n-gram sets by the Python rules (the specification)."""
     grams = _sentence_grams(text, n)
     if len(grams) < 2 or len(frozenset().union(*grams)) == sum(map(len, grams)):
         return 0.0  # no gram is shared by two sentences: every similarity is 0
@@ -211,8 +222,16 @@ class FragmentDistinctnessGate:
         nonempty_str("name", self.name)
 
     def check(self, stimulus: Stimulus) -> GateOutcome:
-        texts = (stimulus.source, stimulus.treatment, stimulus.null_partner)
-        measured = max(max_fragment_similarity(t, self.n) for t in texts if t is not None)
+        # the max over the texts (source when present, treatment, null partner)
+        n = self.n
+        measured = _max_fragment_similarity(stimulus.treatment, n)
+        other = _max_fragment_similarity(stimulus.null_partner, n)
+        if other > measured:
+            measured = other
+        if stimulus.source is not None:
+            other = _max_fragment_similarity(stimulus.source, n)
+            if other > measured:
+                measured = other
         return GateOutcome(measured <= self.threshold, measured, float(self.threshold))
 
 

@@ -255,11 +255,13 @@ def read_pairs(
     if not records and not out.items:
         expected = "a record after the header" if suffix == ".csv" else "at least one JSON object"
         out.add(1, "(no records)", expected)
+    columns = m.columns()
+    text_columns = [(role, getattr(m, role)) for role in _TEXT_ROLES]
     for line, rec in records:
         where = line
         # a column absent from the whole file was named once; its records give no stimulus
         ok = not absent
-        for role, col in m.columns():
+        for role, col in columns:
             if col not in rec and col not in absent:
                 out.add(where, MISSING, f"a value for '{col}' (mapping '{role}')")
                 ok = False
@@ -277,8 +279,7 @@ def read_pairs(
         else:
             first_line[raw_id] = line
         texts: dict[str, str | None] = {"source": None}
-        for role in _TEXT_ROLES:
-            col = getattr(m, role)
+        for role, col in text_columns:
             if col is None or col not in rec:
                 continue
             value = rec[col]

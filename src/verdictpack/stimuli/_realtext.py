@@ -44,6 +44,13 @@ by more than the budget is not a minimal pair.
 :func:`real_text_gates` returns the standard set for user files; :func:`gate_counts` runs gates
 on stimuli and reports, per gate, how many it refused and how many it refused first, plus the
 refused ids -- a refused pair is listed, never dropped silently.
+
+The Python code of this module (and of the fragment and length gates in :mod:`._gates`) is the
+specification. ``check`` computes the same counts in the compiled kernel
+:mod:`verdictpack.stimuli._textkernel` (``_textkernel.c``: the same tokens and rules on integer
+ids, about 15 times faster); ``reference_check`` runs the Python rules, and
+``tests/stimuli/test_textkernel.py`` holds the two equal on seeded random texts and on every
+code point.
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ from typing import ClassVar, Literal
 
 from verdictpack._errors import InputError
 from verdictpack._validate import closed_interval, int_at_least, nonempty_str
+from verdictpack.stimuli import _textkernel
 from verdictpack.stimuli._gates import (
     FragmentDistinctnessGate,
     Gate,
@@ -118,6 +126,8 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _TOKEN_ASCII = re.compile(r"\d+(?:[.,]\d+)*|[A-Za-z]+(?:['-][A-Za-z]+)*", re.ASCII)
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+")
 _ANALYSIS_CACHE = 16384
+# a knob above any text's length means the same as that length (the kernel takes a C size)
+_LONGEST = 1 << 62
 
 
 def word_tokens(text: str) -> tuple[str, ...]:
@@ -316,11 +326,29 @@ class ContentOverlapGate:
     def check(self, stimulus: Stimulus) -> GateOutcome:
         _check_stimulus(stimulus)
         ref = stimulus.source if stimulus.source is not None else stimulus.treatment
+        # the compiled kernel counts what :meth:`reference_check` counts (held equal by a test);
+        # None: stop words it does not take (not a frozenset of str), so the Python rules
+        counts = _textkernel.overlap(
+            ref,
+            stimulus.treatment,
+            stimulus.null_partner,
+            min(self.min_word_length, _LONGEST),
+            self.stop_words,
+            _NOT_NAMES,
+        )
+        if counts is None:
+            return self.reference_check(stimulus)
+        kept, total, intact = counts
+        return self._outcome(kept, total, intact)
+
+    def reference_check(self, stimulus: Stimulus) -> GateOutcome:
+        """:meth:`check` by the Python rules (the specification the compiled kernel follows)."""
+        _check_stimulus(stimulus)
+        ref = stimulus.source if stimulus.source is not None else stimulus.treatment
         units = self._units(ref)
         total = units.size
-        threshold = float(self.threshold)
         if total == 0:
-            return GateOutcome(False, 0.0, threshold)
+            return self._outcome(0, 0, False)
         # the units kept in both texts (the complement of :meth:`missing`, counted, not listed)
         t = _analyse(stimulus.treatment)
         n = _analyse(stimulus.null_partner)
@@ -328,10 +356,16 @@ class ContentOverlapGate:
         kept = sum(1 for u in units.numbers if u in t_case and u in n_case)
         kept += len(units.names & t_case & n_case)
         kept += len(units.words & t.lowered & n.lowered)
+        return self._outcome(kept, total, self._numbers_intact(stimulus))
+
+    def _outcome(self, kept: int, total: int, numbers_intact: bool) -> GateOutcome:
+        threshold = float(self.threshold)
+        if total == 0:
+            return GateOutcome(False, 0.0, threshold)
         measured = kept / total
         passed = measured >= self.threshold
         if self.require_numbers and passed:
-            passed = self._numbers_intact(stimulus)
+            passed = numbers_intact
         return GateOutcome(passed, measured, threshold)
 
 
@@ -412,7 +446,17 @@ class DiffBudgetGate:
 
     def check(self, stimulus: Stimulus) -> GateOutcome:
         _check_stimulus(stimulus)
-        diff = token_difference(word_tokens(stimulus.treatment), word_tokens(stimulus.null_partner))
+        # the compiled kernel: word tokens and the matcher on integer ids (held equal to
+        # :meth:`reference_check` by a test)
+        return self._outcome(_textkernel.token_diff(stimulus.treatment, stimulus.null_partner))
+
+    def reference_check(self, stimulus: Stimulus) -> GateOutcome:
+        """:meth:`check` by the Python rules (the specification the compiled kernel follows)."""
+        _check_stimulus(stimulus)
+        a, b = word_tokens(stimulus.treatment), word_tokens(stimulus.null_partner)
+        return self._outcome(token_difference(a, b))
+
+    def _outcome(self, diff: int) -> GateOutcome:
         passed = 1 <= diff <= self.max_diff_tokens
         return GateOutcome(passed, float(diff), float(self.max_diff_tokens))
 
@@ -494,13 +538,14 @@ def _gate_counts(
     refused: list[str] = []
     seen: set[str] = set()
     total = 0
+    checks = [(g.name, g.check) for g in gates]
     for s in stimuli:
         _check_stimulus(s)
         if s.id in seen:
             raise InputError("stimuli", "stimuli with unique ids", s.id)
         seen.add(s.id)
         total += 1
-        fails = tuple(g.name for g in gates if not g.check(s).passed)
+        fails = tuple([name for name, check in checks if not check(s).passed])
         for name in fails:
             refusals[name] += 1
         if fails:

@@ -81,6 +81,7 @@ from verdictpack.verify._kinds_oc import _audit_battery, _audit_judges, _audit_v
 from verdictpack.verify._kinds_study import _audit_study
 from verdictpack.verify._provenance_checks import _audit_provenance
 from verdictpack.verify._report_map import _audit_markdown, _number_pool
+from verdictpack.verify._report_summary import _audit_worlds
 
 __all__ = ["AuditReport", "Finding", "audit_run", "audit_runs", "cli", "format_reports"]
 
@@ -116,6 +117,7 @@ def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditRep
             A.true("results.json $.kind", "a known kind", False, ", ".join(handlers), kind)
         else:
             handlers[kind]()
+        _audit_worlds(A, res, None if config is None else Path(config))
         datas: list[Any] = [res]
         for extra in ("verdict.json", "validity_report.json", "power_report.json"):
             if (run / extra).exists():

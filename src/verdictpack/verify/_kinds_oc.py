@@ -14,6 +14,7 @@ import numpy as np
 
 from verdictpack.verify._findings import _Auditor, _close, _fv, _is_number
 from verdictpack.verify._kinds import _walk
+from verdictpack.verify._kinds_grid import GRID_PREFIX, audit_grid
 from verdictpack.verify._rederive import (
     _binomial_enumeration,
     _ncdf,
@@ -780,13 +781,14 @@ def _audit_battery(A: _Auditor, res: dict[str, Any]) -> None:
         _battery_parameters(A, f"results.json $.scenarios[{i}]", row, c["governing_threshold_h"])
     for path, oc in ocs:
         _audit_oc(A, path, oc, design, learned, stats)
-        if isinstance(res.get("replicates"), int):
+        if isinstance(res.get("replicates"), int) and not path.startswith(GRID_PREFIX):
             A.eq(
                 "results.json " + path + ".replicates",
                 "replicates per scenario",
                 res["replicates"],
                 oc["replicates"],
             )
+    audit_grid(A, res)  # the grid's own replicates, ends, purposes and fixed-n closed form
     learned.finalize(A)
     _oc_unverified(A, "results.json $.scenarios", stats)
     if sheets is None and ocs:

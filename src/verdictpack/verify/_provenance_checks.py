@@ -10,7 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from verdictpack.verify._findings import _Auditor, _load_json_bytes, _show
+from verdictpack.verify._findings import _Auditor, _show, load_config_bytes
 
 # ==============================================================================================
 # Provenance
@@ -150,14 +150,14 @@ def _audit_provenance(
         return
     try:
         raw = config.read_bytes()
-        data = _load_json_bytes(raw, config.name)
+        data = load_config_bytes(raw, config.name)
         canonical = _canonical_json(data).encode("utf-8")
     except (OSError, ValueError, UnicodeError) as exc:
         A.true(
             str(config),
-            "the config file is JSON with an RFC 8785 form",
+            "the config file is JSON or YAML with an RFC 8785 form",
             False,
-            "a readable JSON config",
+            "a readable JSON or YAML config",
             f"{type(exc).__name__}: {exc}",
         )
         return

@@ -15,6 +15,7 @@ from typing import Any
 from verdictpack.verify._findings import _Auditor, _fv, _is_number, _show
 from verdictpack.verify._kinds import _walk
 from verdictpack.verify._kinds_oc import _find_ocs, _route_label
+from verdictpack.verify._report_summary import _audit_summary
 
 # ==============================================================================================
 # report.md: tables mapped back, then the sweep
@@ -849,6 +850,36 @@ class _ReportMapper:
                     continue
                 self.cell("summary", label, col, text, exp)
 
+    # -- simulated worlds against their names ---------------------------------------------------
+    def worlds(self, t: _MdTable) -> None:
+        entries = {w["where"]: w for w in self.res.get("worlds", [])}
+        for r in t.rows:
+            w = entries.get(r[0])
+            if w is None:
+                self.absent("simulated worlds", r[0], "world", list(entries), r[0])
+                continue
+            self.cell("simulated worlds", r[0], "named h", r[1], [w["named_h"]])
+            self.A.eq(
+                f"{self.file} › simulated worlds › row {r[0]!r} › column 'named h'",
+                "a floor (≥) exactly when the name states one",
+                bool(w["at_least"]),
+                r[1].startswith("≥ "),
+            )
+            self.cell("simulated worlds", r[0], "true h", r[2], [w["true_h"]])
+            self.text(
+                "simulated worlds",
+                r[0],
+                "where its name says",
+                r[3],
+                "**no: not where its name says**" if w["departs"] else "yes",
+            )
+        self.A.eq(
+            f"{self.file} › simulated worlds",
+            "every world of results.json $.worlds has its row",
+            sorted(entries),
+            sorted(r[0] for r in t.rows),
+        )
+
     # -- dispatch -------------------------------------------------------------------------------
     def table(self, t: _MdTable) -> None:
         h = t.headers
@@ -898,6 +929,8 @@ class _ReportMapper:
             self.human_layer(t)
         elif h == ("line", "touches", "cost"):
             self.run_costs(t)
+        elif h == ("world", "named h", "true h (closed form)", "where its name says"):
+            self.worlds(t)
         elif h[:3] == ("scenario", "true h", "construction"):
             self.construction_comparison(t)
         elif h[:2] == ("scenario", "true h") and kind == "battery":
@@ -941,15 +974,15 @@ _STUDY_LINES = (
     (
         "headline",
         re.compile(
-            r"^\*\*Registered verdict: (?P<verdict>\w+)\*\*(?: at root (?P<root>[\d,]+))? "
+            r"^(?:- )?\*\*Registered verdict: (?P<verdict>\w+)\*\*(?: at root (?P<root>[\d,]+))? "
             r"\(h-interval (?P<iv>.*?) against the threshold h = (?P<h>\S+)\); (?P<stop>.*)\.$"
         ),
     ),
     (
         "evidence",
         re.compile(
-            r"^Evidence: (?P<source>.*) — (?P<available>[\d,]+) roots judged in the registered "
-            r"order \((?P<order>.*)\); (?P<run>[\d,]+) read to the registered verdict\.$"
+            r"^(?:- )?Evidence: (?P<source>.*) — (?P<available>[\d,]+) roots judged in the "
+            r"registered order \((?P<order>.*)\); (?P<run>[\d,]+) read to the registered verdict\.$"
         ),
     ),
     (
@@ -1055,6 +1088,8 @@ def _audit_markdown(
             + (" …" if len(seen) > 6 else ""),
             "layout not mapped by the audit; its numbers are covered by the sweep only",
         )
+    if file == "report.md":
+        _audit_summary(A, file, text, res)
     if res.get("kind") == "study" and file == "report.md":
         _study_prose(A, file, text, res)
     _sweep(A, file, text, pool)

@@ -1,7 +1,7 @@
 """One-command reproduction: ``verdictpack reproduce --out DIR`` (wrapped by scripts/reproduce.sh).
 
-1. Runs every example config (``examples/*.json``, sorted) with the installed console script into
-   ``DIR/<example stem>/`` (a battery with ``--workers 2``);
+1. Runs every example config (``examples/*.json``, ``*.yaml``, ``*.yml``, sorted) with the
+   installed console script into ``DIR/<example stem>/`` (a battery with ``--workers 2``);
 2. runs the seal test on the same configs (battery reduced, see :mod:`verdictpack.verify._seal`);
 3. runs the self-audit over every run folder (:mod:`verdictpack.verify._command`);
 4. compares every regenerated file with ``examples/outputs/<example stem>/`` byte for byte, except
@@ -27,7 +27,6 @@ and review the diff of examples/outputs/ before committing it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -44,7 +43,9 @@ from verdictpack.verify._seal import (
     RunRequest,
     compare_folders,
     console_runner,
+    example_configs,
     find_examples,
+    read_config,
     same_output,
     seal_test,
 )
@@ -106,8 +107,8 @@ def _update_files(regenerated: Path, committed: Path) -> dict[str, bytes]:
 
 def _kind(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        data = read_config(path)
+    except (OSError, ValueError, UnicodeError):
         return None
     return data.get("kind") if isinstance(data, dict) else None
 
@@ -133,9 +134,12 @@ def reproduce(
             echo(line)
 
     ex = Path(examples) if examples is not None else find_examples()
-    configs = sorted(ex.glob("*.json"))
+    configs = example_configs(ex)
     if not configs:
-        raise UsageError(f"verdictpack reproduce: {ex}: expected example configs (*.json)")
+        raise UsageError(
+            f"verdictpack reproduce: {ex}: expected example configs (*.json, *.yaml, *.yml)"
+        )
+    by_stem = {cfg.stem: cfg for cfg in configs}
     committed = ex / "outputs"
     target = check_output_path(out, protect=configs)  # the output folder contract's refusals
     if _is_within(target, committed.resolve()):
@@ -174,7 +178,7 @@ def reproduce(
         seal = seal_test(configs, battery="reduced", echo=lambda line: say("  " + line))
         res.seal_passed = seal.passed
         say("seal test: " + ("SEAL TEST PASS" if seal.passed else f"FAIL: {seal.first_failure}"))
-    reports = [audit_run(target / s, ex / f"{s}.json") for s in stems]  # configs: hashes too
+    reports = [audit_run(target / s, by_stem[s]) for s in stems]  # configs: hashes too
     res.audit_passed = all(r.passed for r in reports)
     for line in format_reports(reports).rstrip("\n").splitlines():
         say(line)

@@ -51,6 +51,7 @@ from typing import Any
 
 from verdictpack._errors import UsageError
 from verdictpack._output import MARKER, check_output_path, marker_difference
+from verdictpack.verify._findings import YAML_SUFFIXES, load_config_bytes
 
 __all__ = [
     "DECOY_ENV",
@@ -248,13 +249,40 @@ def _shipped_examples() -> Path | None:
     except ModuleNotFoundError:
         return None
     if isinstance(folder, Path):
-        return folder if any(folder.glob("*.json")) else None
+        return folder if example_configs(folder) else None
     # a namespace package (no __init__.py) answers with a view over its folders: take the one on
     # disk that holds the configs
     for child in folder.iterdir():
-        if isinstance(child, Path) and child.suffix == ".json" and child.is_file():
+        if isinstance(child, Path) and child.suffix in CONFIG_SUFFIXES and child.is_file():
             return child.parent
     return None
+
+
+# the suffixes of a config file: JSON, or YAML (read by the same loader into the same value)
+CONFIG_SUFFIXES = (".json", *YAML_SUFFIXES)
+
+
+def example_configs(folder: Path) -> list[Path]:
+    """The config files directly in ``folder`` (``*.json``, ``*.yaml``, ``*.yml``), by name."""
+    return sorted(
+        (p for p in folder.iterdir() if p.suffix in CONFIG_SUFFIXES and p.is_file()),
+        key=lambda p: p.name,
+    )
+
+
+def read_config(path: Path) -> Any:
+    """A config file's value (JSON or YAML, by its suffix)."""
+    return load_config_bytes(path.read_bytes(), path.name)
+
+
+def dump_config(data: Any, name: str) -> bytes:
+    """A config value written in the syntax its file name says (YAML for ``.yaml`` / ``.yml``)."""
+    if name.lower().endswith(YAML_SUFFIXES):
+        import yaml
+
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
+        return str(text).encode("utf-8")
+    return (json.dumps(data, indent=4) + "\n").encode("utf-8")
 
 
 def find_examples() -> Path:
@@ -283,7 +311,11 @@ def reduced_battery(data: dict[str, Any]) -> dict[str, Any]:
         return data
     block = data.get("block_size")
     cap = 2 * block if isinstance(block, int) and block > 0 else 1000
-    return {**data, "replicates": min(data["replicates"], cap)}
+    out = {**data, "replicates": min(data["replicates"], cap)}
+    grid = data.get("true_h_grid")
+    if isinstance(grid, dict) and isinstance(grid.get("replicates"), int):  # one block per point
+        out["true_h_grid"] = {**grid, "replicates": min(grid["replicates"], cap // 2)}
+    return out
 
 
 def study_data_paths(data: Any) -> list[str]:
@@ -314,13 +346,13 @@ def _decoy_data(raw: bytes) -> bytes:
     return "".join(keep).encode("utf-8")
 
 
-def _decoy_config(data: Any) -> bytes:
+def _decoy_config(data: Any, name: str = "config.json") -> bytes:
     """A same-named, valid config with another seed: a careless tool would run it silently and
-    its outputs would differ."""
+    its outputs would differ. Written in the syntax ``name`` says."""
     decoy = dict(data) if isinstance(data, dict) else data
     if isinstance(decoy, dict) and isinstance(decoy.get("seed"), int):
         decoy["seed"] = decoy["seed"] + 1
-    return (json.dumps(decoy, indent=4) + "\n").encode("utf-8")
+    return dump_config(decoy, name)
 
 
 def _decoy_module(name: str) -> str:
@@ -354,6 +386,9 @@ class _Room:
 
     def env(self) -> dict[str, str]:
         env = _clean_env(self.base / "home")
+        # matplotlib (report.html's pictures) keeps its font cache in MPLCONFIGDIR, else under
+        # HOME: a cache, not an output, so it lives beside the rooms, shared, never inside one
+        env["MPLCONFIGDIR"] = str(self.base.parent / "matplotlib-cache")
         if self.decoys:
             env.update(DECOY_ENV)
             env["VERDICTPACK_CONFIG"] = str(self.work / "config.json")
@@ -380,11 +415,12 @@ def _build_room(
     (room.work / "examples").mkdir()
     (room.work / "out").mkdir()
     for i, (name, data) in enumerate(configs.items()):
-        decoy = _decoy_config(json.loads(data))
+        value = load_config_bytes(data, name)
+        decoy = _decoy_config(value, name)
         (room.work / name).write_bytes(decoy)
         (room.work / "examples" / name).write_bytes(decoy)
         if i == 0:
-            (room.work / "config.json").write_bytes(decoy)
+            (room.work / "config.json").write_bytes(_decoy_config(value))
     for rel in DECOY_OUTPUTS:
         (room.work / rel).write_text(f"{DECOY_MARKER}: decoy {rel}; never read or written\n")
     for mod in DECOY_MODULES:
@@ -457,7 +493,7 @@ def seal_test(
         path = Path(cfg)
         if not path.is_file():
             raise UsageError(f"verdictpack seal-test: {path}: expected a config file; not found")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_config(path)
         extra: tuple[str, ...] = ("--quiet",)
         if isinstance(data, dict) and data.get("kind") == "battery":
             if battery == "skip":
@@ -466,7 +502,7 @@ def seal_test(
             if battery == "reduced":
                 data = reduced_battery(data)
             extra = ("--quiet", "--workers", "2")
-            raw = (json.dumps(data, indent=2) + "\n").encode("utf-8")
+            raw = dump_config(data, path.name)
         else:
             raw = path.read_bytes()
         if path.name in inputs:
@@ -577,7 +613,7 @@ def cli(argv: Sequence[str]) -> int:
     p.add_argument(
         "--examples",
         metavar="DIR",
-        help="run every *.json here (default: the repository's examples/)",
+        help="run every *.json, *.yaml and *.yml here (default: the repository's examples/)",
     )
     p.add_argument("--config", action="append", metavar="FILE", help="run only these configs")
     p.add_argument(
@@ -592,7 +628,7 @@ def cli(argv: Sequence[str]) -> int:
         configs = [Path(c) for c in args.config]
     else:
         folder = Path(args.examples) if args.examples else find_examples()
-        configs = sorted(folder.glob("*.json"))
+        configs = example_configs(folder)
     result = seal_test(
         configs, keep=args.keep, python_m=not args.no_python_m, battery=args.battery, echo=print
     )

@@ -482,3 +482,150 @@ def test_the_key_appears_in_no_transport_error_or_exhaustion() -> None:
     assert err.attempts == 3 and isinstance(err.last, TransportError)
     _no_key(_all_text(err), _all_text(err.last), *seen)
     assert len(seen) == 3 and "connect error" in seen[0]
+
+
+# ---- the wire: what HttpxTransport sends and how it reads -------------------------------------
+class _RawServer:
+    """A one-route HTTP/1.1 server on 127.0.0.1 that records each request's head and answers
+    every request with ``reply`` (raw bytes: status line, headers, body), keeping the
+    connection open."""
+
+    def __init__(self, reply: bytes) -> None:
+        self.reply = reply
+        self.heads: list[str] = []
+        self.connections = 0
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+                self.heads.append(head)
+                length = next(
+                    int(line.split(":", 1)[1])
+                    for line in head.split("\r\n")
+                    if line.lower().startswith("content-length:")
+                )
+                await reader.readexactly(length)
+                writer.write(self.reply)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def send(self, requests: list[HttpRequest], concurrent: bool) -> list[HttpResponse]:
+        server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            async with HttpxTransport(trust_env=False) as t:
+                reqs = [
+                    HttpRequest(r.method, r.url.format(port=port), r.headers, r.body, r.timeout)
+                    for r in requests
+                ]
+                if concurrent:
+                    return list(await asyncio.gather(*(t.send(r) for r in reqs)))
+                return [await t.send(r) for r in reqs]
+        finally:
+            server.close()
+            await server.wait_closed()
+
+
+def _head_fields(head: str) -> dict[str, str]:
+    return {
+        name.strip().lower(): value.strip()
+        for name, _, value in (line.partition(":") for line in head.split("\r\n")[1:] if line)
+    }
+
+
+def test_requests_carry_the_callers_headers_and_httpx_clients_defaults() -> None:
+    import httpx
+
+    raw = _RawServer(
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
+    )
+    request = _request("http://127.0.0.1:{port}/v1")
+    (response,) = _run(raw.send([request], concurrent=False))
+    assert response.status == 200 and response.body == b"{}"
+    line, fields = raw.heads[0].split("\r\n")[0], _head_fields(raw.heads[0])
+    assert line == "POST /v1/chat/completions HTTP/1.1"
+    assert fields["host"].startswith("127.0.0.1:")
+    assert fields["content-type"] == "application/json"
+    assert fields["authorization"] == f"Bearer {KEY}"
+    assert fields["content-length"] == str(len(request.body))
+    # what an httpx.AsyncClient would have added (a server behind a CDN may want a user agent)
+    with httpx.Client(trust_env=False) as client:
+        defaults = {k.lower(): v for k, v in client.headers.items()}
+    for name in ("user-agent", "accept", "accept-encoding"):
+        assert fields[name] == defaults[name], name
+
+
+def test_chunked_gzip_bodies_and_repeated_headers_are_read_whole() -> None:
+    import gzip
+
+    payload = json.dumps({"choices": [{"message": {"content": "A"}}]}).encode()
+    packed = gzip.compress(payload)
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(packed[i : i + 7]), packed[i : i + 7])
+        for i in range(0, len(packed), 7)
+    )
+    reply = (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\n"
+        b"transfer-encoding: chunked\r\nX-Multi: one\r\nx-multi: two\r\n\r\n"
+        + chunks
+        + b"0\r\n\r\n"
+    )
+    raw = _RawServer(reply)
+    responses = _run(raw.send([_request("http://127.0.0.1:{port}/v1", i) for i in range(3)], False))
+    for r in responses:
+        assert r.status == 200 and r.body == payload
+        assert r.headers["x-multi"] == "one, two"
+        assert r.headers["content-encoding"] == "gzip"
+    assert raw.connections == 1  # the chunked body was read to its end: the connection reused
+
+
+def test_a_run_keeps_as_many_connections_warm_as_requests_in_flight() -> None:
+    # 100 connections allowed (the default), 8 requests at a time, three waves: 8 connections
+    async def go(url: str) -> None:
+        async with HttpxTransport(trust_env=False) as t:
+            for wave in range(3):
+                got = await asyncio.gather(*(t.send(_request(url, 8 * wave + i)) for i in range(8)))
+                assert all(r.status == 200 for r in got)
+
+    with serve(ServerConfig(latency=0.02)) as url:
+        _run(go(url))
+        assert url.counts()["connections"] == 8
+
+
+def test_more_requests_than_connections_queue_within_the_bound() -> None:
+    async def go(url: str) -> list[int]:
+        async with HttpxTransport(trust_env=False, max_connections=3) as t:
+            got = await asyncio.gather(*(t.send(_request(url, i)) for i in range(10)))
+            return [r.status for r in got]
+
+    with serve(ServerConfig(latency=0.02)) as url:
+        assert _run(go(url)) == [200] * 10
+        assert url.counts()["connections"] == 3
+
+
+def test_an_environment_proxy_is_honoured_only_with_trust_env(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the proxy the environment names refuses connections: with trust_env the request goes
+    # there (and fails as a connection error); without, it reaches the server directly
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    proxy = f"http://127.0.0.1:{_free_port()}"
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.setenv("http_proxy", proxy)
+
+    async def go(url: str, trust_env: bool) -> int:
+        async with HttpxTransport(trust_env=trust_env) as t:
+            return (await t.send(_request(url))).status
+
+    with serve(ServerConfig()) as url:
+        assert _run(go(url, False)) == 200
+        with pytest.raises(TransportError) as err:
+            _run(go(url, True))
+        assert err.value.kind in {"connect", "proxy"}
+        assert url.counts()["requests"] == 1

@@ -109,6 +109,9 @@ class Cell:
     trial: int
     body: Mapping[str, Any]
     key: str
+    # the canonical JSON of ``body`` in three pieces to join (shared with the other cells of
+    # the root and the plan, so a cell costs no text of its own), or None: serialise ``body``
+    text: tuple[str, str, str] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,8 @@ class _Plan:
     body: Mapping[str, Any]
     pieces: tuple[str, str, str] | None
     root_first: bool
+    # the canonical JSON of the body cut around its messages (None: not cut cleanly)
+    body_pieces: tuple[str, str] | None = None
 
 
 def _plan(
@@ -209,15 +214,26 @@ def _plan(
         root_first = r < m
         (a, a_len), (b, b_len) = sorted(((r, len(root_mark)), (m, len(messages_mark))))
         pieces = (text[:a], text[a + a_len : b], text[b + b_len :])
-    plan = _Plan(judge, order, trial, body, pieces, root_first)
-    if pieces is not None and sample is not None:
-        # the template must give what the whole computation gives (else it is not used)
+    body_text = canonical_json(body)
+    body_pieces: tuple[str, str] | None = None
+    if body_text.count(messages_mark) == 1:
+        cut = body_text.index(messages_mark)
+        body_pieces = (body_text[:cut], body_text[cut + len(messages_mark) :])
+    plan = _Plan(judge, order, trial, body, pieces, root_first, body_pieces)
+    if (pieces is not None or body_pieces is not None) and sample is not None:
+        # the templates must give what the whole computation gives (else they are not used)
         messages = render_messages(judge.prompt, sample, order)
         whole = request_body(judge.profile, judge.model, messages, sampling, judge.prompt.labels)
-        fast = _fill(plan, sample.id, messages, canonical_json(sample.id), canonical_json(messages))
+        messages_json = canonical_json(messages)
+        fast = _fill(plan, sample.id, messages, canonical_json(sample.id), messages_json)
         key = ledger.request_key(_key_mapping(sample.id, judge, order, trial, whole))
-        if fast[0] != whole or list(fast[0]) != list(whole) or fast[1] != key:
-            plan = _Plan(judge, order, trial, body, None, root_first)
+        if fast[0] != whole or list(fast[0]) != list(whole) or fast[1] not in (key, None):
+            pieces = None
+        if body_pieces is not None:
+            text = body_pieces[0] + messages_json + body_pieces[1]
+            if text != canonical_json(fast[0]):
+                body_pieces = None
+        plan = _Plan(judge, order, trial, body, pieces, root_first, body_pieces)
     return plan
 
 
@@ -244,7 +260,10 @@ def build_cells(
     that text is made once per (judge, order, trial) and each root's id and messages are
     serialised once (the messages once per root, order and prompt, whatever the judges and
     trials) and spliced in: the same bytes as serialising each mapping whole, at a fraction of
-    the cost (a resumed study recomputes every key). The first root's cells are checked
+    the cost (a resumed study recomputes every key). The body's own canonical JSON is made the
+    same way (``Cell.text``: the plan's text cut around the messages, and the root's messages
+    as serialised for the key): it is what the ledger records and, byte for byte, what is sent,
+    so a request costs no serialisation when it is asked. The first root's cells are checked
     against the whole computation; a template that differs, or whose markers do not cut it
     cleanly, is not used.
     """
@@ -272,7 +291,9 @@ def build_cells(
                         key = ledger.request_key(
                             _key_mapping(stim.id, judge, order, plan.trial, body)
                         )
-                    cells.append(Cell(i, stim.id, judge.name, order, plan.trial, body, key))
+                    bp = plan.body_pieces
+                    text = None if bp is None else (bp[0], got[1], bp[1])
+                    cells.append(Cell(i, stim.id, judge.name, order, plan.trial, body, key, text))
     return cells
 
 
@@ -301,6 +322,10 @@ async def run_live(
     t0 = time.perf_counter()
     outcome = LiveOutcome(committed=tracks.roots)
     by_name = {j.name: j for j in judges}
+    # each judge's URL and request headers, made once (the same for every request it is sent)
+    wire = {
+        j.name: (j.endpoint, (("content-type", "application/json"), *j.headers)) for j in judges
+    }
     n = min(cap, len(roots))
     cells = build_cells(roots[:n], judges, trials, ledger)
     per_root = len(judges) * 2 * trials
@@ -351,16 +376,17 @@ async def run_live(
             writes.append((ledger.record_attempt, (key, attempt, f"{what}; {after}"), None))
 
         try:
+            # the body's canonical JSON: what the ledger records and, byte for byte, what is sent
+            text = canonical_json(c.body) if c.text is None else "".join(c.text)
             writes.append(
-                (ledger.record_request, (c.key, c.root_id, c.judge, c.order, c.trial, c.body), None)
+                (
+                    _record_request,
+                    (ledger, c.key, c.root_id, c.judge, c.order, c.trial, c.body, text),
+                    None,
+                )
             )
-            request = HttpRequest(
-                "POST",
-                judge.endpoint,
-                (("content-type", "application/json"), *judge.headers),
-                _json_bytes(c.body),
-                judge.timeout,
-            )
+            url, headers = wire[c.judge]
+            request = HttpRequest("POST", url, headers, text.encode("utf-8"), judge.timeout)
             data: Any = None
             for _ in range(_MALFORMED_TRIES):
                 response, _attempts = await send_with_retries(
@@ -546,6 +572,19 @@ async def run_live(
             gc.unfreeze()
         outcome.seconds = time.perf_counter() - t0
     return outcome
+
+
+def _record_request(
+    ledger: Ledger,
+    key: str,
+    root_id: str,
+    judge: str,
+    order: str,
+    trial: int,
+    body: Mapping[str, Any],
+    text: str,
+) -> None:
+    ledger.record_request(key, root_id, judge, order, trial, body, canonical=text)
 
 
 def _record_answer(ledger: Ledger, item: _Landed) -> None:

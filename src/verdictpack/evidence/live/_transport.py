@@ -5,7 +5,7 @@
 is the retry layer's business, :mod:`verdictpack.evidence.live._retry`), or a
 :class:`TransportError` when no response arrived at all. Two implementations:
 
-* :class:`HttpxTransport`: an ``httpx.AsyncClient`` (HTTP/1.1, keep-alive pool). httpx is the
+* :class:`HttpxTransport`: httpx's connection pools (HTTP/1.1, keep-alive). httpx is the
   optional extra ``verdictpack[live]`` and is imported inside ``__init__`` only, so the rest of
   verdictpack never needs it. Every request has one total deadline, ``request.timeout`` seconds
   from the moment the client starts waiting for a pooled connection to the last byte of the body
@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
 from typing import Any, Protocol, Self, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
+from urllib.request import getproxies
 
 from verdictpack._errors import InputError, UsageError, VerdictpackError
 
@@ -253,28 +254,38 @@ class Transport(Protocol):
 
 
 class HttpxTransport:
-    """:class:`Transport` over ``httpx.AsyncClient`` (needs ``pip install 'verdictpack[live]'``).
+    """:class:`Transport` over httpx (needs ``pip install 'verdictpack[live]'``).
 
     ``max_connections`` bounds the connections in all (keep it at least the endpoint's
     concurrency, or requests queue for a connection inside their own deadline); ``trust_env``
-    lets httpx read proxy settings and ``.netrc`` from the environment (httpx's default; tests
-    turn it off); ``verify`` is httpx's TLS verification argument (True, False, a CA bundle
-    path, or an ``ssl.SSLContext``). Redirects are not followed: a 3xx comes back as a
-    response like any other status.
+    lets httpx read proxy settings (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``,
+    ``NO_PROXY``) and ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` from the environment (httpx's
+    default; tests turn it off); ``verify`` is httpx's TLS verification argument (True, False,
+    a CA bundle path, or an ``ssl.SSLContext``). Redirects are not followed: a 3xx comes back as
+    a response like any other status.
 
-    The connections are split into pools of at most ``pool_size`` (one ``AsyncClient`` each),
-    and each request goes to the pool with the most free connections (the first such).
-    httpcore's pool does work proportional to its number of connections on every request (it
-    checks each idle connection's socket), so a single pool of 32 or 64 connections spends more
-    CPU on that bookkeeping than on the requests themselves; small pools keep the cost per
-    request bounded (benchmarks/bench_live_transport.py measures both).
+    The connections are split into pools of at most ``pool_size`` (by default 1: one
+    connection each), and each request goes to a pool with a free connection (the one freed
+    last, so a run at concurrency c keeps c connections warm), or, when none is free, to the
+    least loaded one. httpcore's pool does work proportional to its number of connections on
+    every request (it checks each idle connection's socket, twice a request), so the cost per
+    request is lowest with one connection a pool.
+
+    A request goes straight to httpx's connection pool (``httpx.AsyncHTTPTransport``), with
+    the headers an ``httpx.AsyncClient`` sends by default (``User-Agent``, ``Accept``,
+    ``Accept-Encoding``, and ``Host`` and ``Content-Length``); the client's per-request layers
+    (auth flows, redirect handling, a cookie jar, event hooks) take about a third of a
+    request's CPU time and a chat endpoint needs none of them (cookies a server sets are not
+    sent back). When ``trust_env`` is on and the environment names a proxy, every request goes
+    through ``httpx.AsyncClient`` instead (one per pool), which applies the proxy settings
+    exactly as httpx does.
     """
 
     def __init__(
         self,
         *,
         max_connections: int = 100,
-        pool_size: int = 8,
+        pool_size: int = 1,
         max_body_bytes: int = 8 * 1024 * 1024,
         trust_env: bool = True,
         verify: Any = True,
@@ -300,41 +311,92 @@ class HttpxTransport:
         sizes = [pool_size] * (max_connections // pool_size)
         if max_connections % pool_size:
             sizes.append(max_connections % pool_size)
-        self._clients = [
-            httpx.AsyncClient(
-                limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
-                # the total deadline is ours (asyncio.timeout in send); httpx's per-phase
-                # timeouts are set per request to the same value so a dead socket trips them
-                timeout=None,
-                follow_redirects=False,
-                trust_env=trust_env,
-                verify=verify,
-            )
-            for n in sizes
-        ]
+        # the environment's proxies, read as httpx reads them (urllib's getproxies)
+        proxied = trust_env and any(getproxies().get(s) for s in ("http", "https", "all"))
+        self._proxied = proxied
+
+        def limits(n: int) -> Any:
+            return httpx.Limits(max_connections=n, max_keepalive_connections=n)
+
+        if proxied:
+            self._pools: list[Any] = [
+                httpx.AsyncClient(
+                    limits=limits(n),
+                    # the total deadline is ours (asyncio.timeout in send); httpx's per-phase
+                    # timeouts are set per request to the same value so a dead socket trips them
+                    timeout=None,
+                    follow_redirects=False,
+                    trust_env=trust_env,
+                    verify=verify,
+                )
+                for n in sizes
+            ]
+        else:
+            self._pools = [httpx.AsyncHTTPTransport(verify=verify, limits=limits(n)) for n in sizes]
+        # what an httpx.AsyncClient adds to every request (User-Agent, Accept, ...)
+        with httpx.Client(trust_env=False, verify=False) as defaults:
+            self._default_headers = [(k.lower(), v) for k, v in defaults.headers.raw]
         self._sizes = sizes
-        self._load = [0] * len(self._clients)
+        self._load = [0] * len(sizes)
+        # pools with a free connection, the one freed last on top
+        self._free = list(reversed(range(len(sizes))))
+        self._urls: dict[str, Any] = {}
+        self._headers: dict[tuple[tuple[str, str], ...], Any] = {}
+        self._timeouts: dict[float, dict[str, Any]] = {}
 
     def __repr__(self) -> str:
-        return f"HttpxTransport(pools={len(self._clients)}, closed={self._closed})"
+        return f"HttpxTransport(pools={len(self._pools)}, closed={self._closed})"
+
+    def _request(self, request: HttpRequest) -> Any:
+        """The ``httpx.Request`` of ``request`` (its URL, headers and timeouts made once)."""
+        httpx = self._httpx
+        url = self._urls.get(request.url)
+        if url is None:
+            url = httpx.URL(request.url)
+            if len(self._urls) < 64:
+                self._urls[request.url] = url
+        headers = self._headers.get(request.headers)
+        if headers is None:
+            # the caller's headers replace defaults of the same name, as a client's would
+            merged: dict[bytes, tuple[bytes, bytes]] = {k: (k, v) for k, v in self._default_headers}
+            for name, value in request.headers:
+                merged[name.lower().encode("utf-8")] = (name.encode("utf-8"), value.encode("utf-8"))
+            headers = httpx.Headers(list(merged.values()))
+            if len(self._headers) < 64:
+                self._headers[request.headers] = headers
+        timeout = self._timeouts.get(request.timeout)
+        if timeout is None:
+            timeout = httpx.Timeout(request.timeout).as_dict()
+            if len(self._timeouts) < 64:
+                self._timeouts[request.timeout] = timeout
+        return httpx.Request(
+            request.method,
+            url,
+            headers=headers,
+            content=request.body,
+            extensions={"timeout": timeout},
+        )
 
     async def send(self, request: HttpRequest) -> HttpResponse:
         if self._closed:
             raise LiveError("the transport is closed; no request can be sent")
         httpx = self._httpx
-        free = [n - load for n, load in zip(self._sizes, self._load, strict=True)]
-        pool = free.index(max(free))
-        self._load[pool] += 1
+        load, free = self._load, self._free
+        # a pool with a free connection, else (every one busy) the least loaded: the request
+        # queues there for a connection, inside its deadline
+        pool = free[-1] if free else load.index(min(load))
+        load[pool] += 1
+        if load[pool] == self._sizes[pool]:
+            free.pop()  # the pool just taken: the top of the stack
         started = time.perf_counter()
         try:
             async with asyncio.timeout(request.timeout):
-                async with self._clients[pool].stream(
-                    request.method,
-                    request.url,
-                    headers=list(request.headers),
-                    content=request.body,
-                    timeout=httpx.Timeout(request.timeout),
-                ) as resp:
+                req = self._request(request)
+                if self._proxied:
+                    resp = await self._pools[pool].send(req, stream=True)
+                else:
+                    resp = await self._pools[pool].handle_async_request(req)
+                try:
                     chunks: list[bytes] = []
                     size = 0
                     async for chunk in resp.aiter_bytes():
@@ -346,8 +408,14 @@ class HttpxTransport:
                                 f"response body above {self._max_body} bytes",
                             )
                         chunks.append(chunk)
-                    status = resp.status_code
-                    headers = {k.lower(): v for k, v in resp.headers.items()}
+                finally:
+                    await resp.aclose()
+                status = resp.status_code
+                headers: dict[str, str] = {}
+                for raw_name, raw_value in resp.headers.raw:
+                    name = raw_name.decode("latin-1").lower()
+                    value = _header_text(raw_value)
+                    headers[name] = f"{headers[name]}, {value}" if name in headers else value
         except TimeoutError:
             raise RequestTimeout(request.url, request.timeout) from None
         except httpx.TimeoutException as exc:
@@ -369,14 +437,16 @@ class HttpxTransport:
             # httpx raises RuntimeError when the client was closed under a pending request
             raise LiveError(f"the transport failed: {redact(str(exc), request)}") from None
         finally:
-            self._load[pool] -= 1
+            if load[pool] == self._sizes[pool]:
+                free.append(pool)
+            load[pool] -= 1
         return HttpResponse(status, headers, b"".join(chunks), time.perf_counter() - started)
 
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True
-            for client in self._clients:
-                await client.aclose()
+            for pool in self._pools:
+                await pool.aclose()
 
     async def __aenter__(self) -> Self:
         return self
@@ -388,6 +458,14 @@ class HttpxTransport:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _header_text(raw: bytes) -> str:
+    """A header value as text: ASCII (nearly always), else UTF-8, else Latin-1."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
 
 
 def _kind_of(httpx: Any, exc: Exception) -> str:
