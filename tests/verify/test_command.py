@@ -28,6 +28,7 @@ _AUDIT_MODULES = (
     "_findings",
     "_kinds",
     "_kinds_engine",
+    "_kinds_grid",
     "_kinds_oc",
     "_kinds_study",
     "_provenance_checks",

@@ -298,3 +298,15 @@ def _route_bounds(cfg: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], 
 def route_rules() -> list[CrossRule]:
     """The design bounds of the sequential kinds, checked before anything is computed."""
     return [CrossRule(at=(), check=_route_bounds)]
+
+
+def currency_field() -> Any:
+    """The ``currency`` field every priced kind carries: the unit of its prices and costs,
+    printed after every cost (default ``USD``, as the study's)."""
+    return Field(
+        default="USD",
+        min_length=1,
+        max_length=12,
+        description="the unit of every price and cost, printed after each cost (e.g. USD, EUR, "
+        "credits)",
+    )

@@ -45,6 +45,7 @@ from verdictpack.config._blocks import (
     RoutesSpec,
     SequentialSpec,
     build_sequential,
+    currency_field,
     route_rules,
     sequential_rules,
 )
@@ -156,6 +157,7 @@ class BatteryScenarioSpec(StrictModel):
 class BatteryConfig(StrictModel):
     kind: Literal["battery"] = Field(description="the config kind: 'battery'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
+    currency: str = currency_field()
     construct_spec: ConstructSpec = Field(
         alias="construct", description="the construct, shared by every kind"
     )
@@ -330,6 +332,7 @@ class BatteryResult:
     scenarios: tuple[BatteryScenario, ...]
     worlds: tuple[NamedWorld, ...]
     true_h_grid: BatteryGrid | None
+    currency: str
     provenance: Provenance
 
 
@@ -786,6 +789,7 @@ def run_battery(
                 scenario_named_h(spec.name, construct.governing_threshold_h, spec),
             )
         ),
+        currency=config.currency,
         provenance=provenance(
             source,
             "battery",

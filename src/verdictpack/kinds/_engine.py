@@ -46,6 +46,7 @@ from verdictpack.config._blocks import (
     SequentialSettings,
     SequentialSpec,
     build_sequential,
+    currency_field,
     price,
     route_rules,
     sequential_rules,
@@ -128,6 +129,7 @@ __all__ = [
 class EngineConfig(StrictModel):
     kind: Literal["engine"] = Field(description="the config kind: 'engine'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
+    currency: str = currency_field()
     construct_spec: ConstructSpec = Field(
         alias="construct", description="the construct, shared by every kind"
     )
@@ -249,6 +251,7 @@ class EngineResult:
     confound_arms: tuple[ConfoundArm, ...]
     worlds: tuple[NamedWorld, ...]
     evidence: tuple[dict[str, Any], ...]
+    currency: str
     provenance: Provenance
 
 
@@ -868,6 +871,7 @@ def run_engine(
         confound_arms=arms,
         worlds=engine_worlds(config, construct.governing_threshold_h, true_h, power, arms),
         evidence=rows,
+        currency=config.currency,
         provenance=provenance(
             source,
             "engine",

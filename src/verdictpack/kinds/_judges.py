@@ -29,6 +29,7 @@ from verdictpack.config._blocks import (
     RoutesSpec,
     SequentialSpec,
     build_sequential,
+    currency_field,
     route_rules,
     sequential_rules,
 )
@@ -76,6 +77,7 @@ class WorldsSpec(StrictModel):
 class JudgesConfig(StrictModel):
     kind: Literal["judges"] = Field(description="the config kind: 'judges'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
+    currency: str = currency_field()
     construct_spec: ConstructSpec = Field(
         alias="construct", description="the construct, shared by every kind"
     )
@@ -165,6 +167,7 @@ class JudgesResult:
     human_cost_per_judgment: float
     compositions: tuple[CompositionResult, ...]
     worlds: tuple[NamedWorld, ...]
+    currency: str
     provenance: Provenance
 
 
@@ -256,6 +259,7 @@ def run_judges(
                 *oc_world(f"composition `{c.name}`, effect absent", c.effect_absent, 0.0),
             )
         ),
+        currency=config.currency,
         provenance=provenance(
             source,
             "judges",

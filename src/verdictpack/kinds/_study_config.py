@@ -19,6 +19,7 @@ from verdictpack.config._blocks import (
     MAX_ROOTS,
     HumanPrices,
     SequentialSpec,
+    currency_field,
     sequential_rules,
 )
 from verdictpack.config._compiler import (
@@ -566,9 +567,7 @@ class StudyConfig(StrictModel):
         default_factory=BudgetSpec,
         description="hard caps on spend, judges and humans apart (default: none)",
     )
-    currency: str = Field(
-        default="USD", min_length=1, max_length=12, description="the unit of every price and cost"
-    )
+    currency: str = currency_field()
 
     @model_validator(mode="before")
     @classmethod

@@ -25,6 +25,7 @@ from verdictpack.config._blocks import (
     RoutesSpec,
     SequentialSpec,
     build_sequential,
+    currency_field,
     route_rules,
     sequential_rules,
 )
@@ -84,6 +85,7 @@ class ScenarioSpec(StrictModel):
 class VerdictConfig(StrictModel):
     kind: Literal["verdict"] = Field(description="the config kind: 'verdict'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
+    currency: str = currency_field()
     construct_spec: ConstructSpec = Field(
         alias="construct", description="the construct, shared by every kind"
     )
@@ -156,6 +158,7 @@ class VerdictResult:
     sprt_exact: SPRTExact
     scenarios: tuple[ScenarioOC, ...]
     worlds: tuple[NamedWorld, ...]
+    currency: str
     provenance: Provenance
 
 
@@ -277,6 +280,7 @@ def run_verdict(
             for spec, oc in zip(config.scenarios, scenarios, strict=True)
             for w in oc_world(f"scenario `{spec.name}`", oc, spec.true_h)
         ),
+        currency=config.currency,
         provenance=provenance(
             source,
             "verdict",

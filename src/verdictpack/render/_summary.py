@@ -74,9 +74,11 @@ def _fig(q: Any) -> str:
 
 def _verdict_line(reg: Any, tail: str) -> str:
     where = f" at root {reg.roots_at_verdict:,}" if reg.roots_at_verdict else ""
+    # the tail says why the run stopped; "verdict reached at root N" only repeats ``where``
+    why = "" if reg.roots_at_verdict and tail.startswith("verdict reached") else f"; {tail}"
     return (
         f"**Registered verdict: {reg.verdict}**{where} (h-interval {fmt_interval(reg.h_interval)} "
-        f"against the threshold h = {fmt_x(reg.threshold_h)}); {tail}."
+        f"against the threshold h = {fmt_x(reg.threshold_h)}){why}."
     )
 
 

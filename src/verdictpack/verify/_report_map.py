@@ -975,7 +975,7 @@ _STUDY_LINES = (
         "headline",
         re.compile(
             r"^(?:- )?\*\*Registered verdict: (?P<verdict>\w+)\*\*(?: at root (?P<root>[\d,]+))? "
-            r"\(h-interval (?P<iv>.*?) against the threshold h = (?P<h>\S+)\); (?P<stop>.*)\.$"
+            r"\(h-interval (?P<iv>.*?) against the threshold h = (?P<h>\S+)\)(?:; (?P<stop>.*))?\.$"
         ),
     ),
     (
@@ -1018,9 +1018,13 @@ def _study_prose(A: _Auditor, file: str, text: str, res: dict[str, Any]) -> None
         words: list[tuple[str, Any, Any]] = []
         nums: list[tuple[str, str, Sequence[Any]]] = []
         if name == "headline":
+            # a verdict's stop reason ("verdict reached at root N") only repeats the root, so
+            # the summary leaves it out; every other stop reason is printed
+            stop = res["stop_reason"]
+            shown = f"verdict reached at root {g['root']}" if g["stop"] is None else g["stop"]
             words = [
                 ("verdict", reg["verdict"], g["verdict"]),
-                ("stop", res["stop_reason"], g["stop"]),
+                ("stop", stop, shown.replace(",", "") if g["stop"] is None else shown),
             ]
             nums = [
                 ("root", g["root"] or "", [reg["roots_at_verdict"]]),

@@ -263,7 +263,10 @@ CONFIG_SUFFIXES = (".json", *YAML_SUFFIXES)
 
 
 def example_configs(folder: Path) -> list[Path]:
-    """The config files directly in ``folder`` (``*.json``, ``*.yaml``, ``*.yml``), by name."""
+    """The config files directly in ``folder`` (``*.json``, ``*.yaml``, ``*.yml``), by name
+    (none when ``folder`` is not a folder)."""
+    if not folder.is_dir():
+        return []
     return sorted(
         (p for p in folder.iterdir() if p.suffix in CONFIG_SUFFIXES and p.is_file()),
         key=lambda p: p.name,
