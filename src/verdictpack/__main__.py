@@ -1,3 +1,3 @@
-from verdictpack._cli import main
+from verdictpack._cli import entry
 
-raise SystemExit(main())
+entry()
