@@ -214,24 +214,6 @@ def test_every_command_has_help(command: str, capsys) -> None:
     assert capsys.readouterr().out.startswith(f"usage: verdictpack {command}")
 
 
-def test_batch_runs_pause_the_cyclic_collector_and_restore_it() -> None:
-    import gc
-
-    from verdictpack._cli import _batch_gc
-
-    assert gc.isenabled()
-    with _batch_gc():
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with _batch_gc():
-            pass
-        assert not gc.isenabled()  # a caller's own choice is kept
-    finally:
-        gc.enable()
-
-
 def test_the_module_entry_point_exits_with_main_s_code(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"kind": "sizing", "kind": "sizing"}')

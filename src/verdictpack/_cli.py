@@ -16,19 +16,18 @@ nothing written); 1 unexpected failure (a bug: one line on stderr, no traceback 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import importlib
 import json
 import os
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn, TextIO
 
 from verdictpack._errors import ConfigError, Defect, UsageError, VerdictpackError
+from verdictpack._memory import gc_paused
 
 __all__ = ["KINDS", "load_layer", "main", "run_config"]
 
@@ -166,7 +165,7 @@ def _run(
     with claim_output(out, config=config, force=force) as claim:
         started = datetime.now(UTC)
         t0 = time.perf_counter()
-        with _batch_gc():
+        with gc_paused():  # a batch run: no collections over its heap (verdictpack._memory)
             result = load_layer(kind).run(parsed, source, options)
             files = dict(render(result))
         elapsed = time.perf_counter() - t0
@@ -182,25 +181,6 @@ def _run(
         files["provenance.json"] = render_provenance(result.provenance, wall)
         claim.write(files)
     return files
-
-
-@contextlib.contextmanager
-def _batch_gc() -> Iterator[None]:
-    """No cyclic garbage collection while a batch run builds its result and files.
-
-    A run's objects live until it ends (a 100,000-root study holds millions: its pairs, table
-    columns and evidence rows), and CPython's full collections rescan every one of them each time
-    the heap has grown by a quarter: seconds of work that find nothing, since results hold no
-    reference cycles. Reference counting still frees everything else as it goes. A live study
-    (hours of network I/O, asyncio's cycles) keeps the collector on.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _run_live(

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from verdictpack._errors import ConfigError, Defect, InputError
+from verdictpack._memory import gc_paused
 from verdictpack._results import BULK, Quantity, exact
 from verdictpack._rng import stream
 from verdictpack.config._blocks import PanelSpec, SequentialSettings, build_sequential
@@ -72,7 +73,7 @@ from verdictpack.evidence._assemble import (
 from verdictpack.evidence._files import file_sha256, read_judgment_file
 from verdictpack.evidence._order import ORDER_DOMAIN, read_order_file, registered_order
 from verdictpack.evidence._readings import Readings, read_readings
-from verdictpack.evidence._table import CHOICES, RATER_KINDS, JudgmentTable, _gc_paused
+from verdictpack.evidence._table import CHOICES, RATER_KINDS, JudgmentTable
 from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._study_config import RULES, StudyConfig
 from verdictpack.simulate._continuation import RootsToGo, roots_to_go
@@ -669,7 +670,7 @@ def _evidence_rows(values: RootValues, trace: TrackTrace) -> list[dict[str, Any]
     """One evidence.jsonl row per root entered: its values, the registered track's bounds and
     interval after it, the comparison interval and every track's state."""
     # some 700,000 containers: no collection passes over them while they are built
-    with _gc_paused():
+    with gc_paused():
         b = trace.bounds["registered"]
         hybrid = b.shape[1] > 4
         lo, hi = trace.h_lo["registered"].tolist(), trace.h_hi["registered"].tolist()

@@ -55,17 +55,16 @@ code point.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar, Literal
 
 from verdictpack._errors import InputError
+from verdictpack._memory import gc_paused
 from verdictpack._validate import closed_interval, int_at_least, nonempty_str
 from verdictpack.stimuli import _textkernel
 from verdictpack.stimuli._gates import (
@@ -524,7 +523,7 @@ def gate_counts(stimuli: Iterable[Stimulus], gates: Sequence[Gate]) -> GateCount
     names = tuple(g.name for g in gates)
     if len(set(names)) != len(names):
         raise InputError("gates", "gates with distinct names", list(names))
-    with _gc_paused():
+    with gc_paused():
         return _gate_counts(stimuli, gates, names)
 
 
@@ -563,16 +562,3 @@ def _gate_counts(
         MappingProxyType(first),
         MappingProxyType(failed),
     )
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while the gates run: every text analysis is many small
-    containers, and full collections over them cost about a fifth of the time."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
