@@ -181,3 +181,32 @@ REFUSALS = [
 )
 def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  # type: ignore[no-untyped-def]
     assert_refused_by_name(parameter, call)
+
+
+def test_numeric_arrays_take_the_vectorised_path_with_the_same_result() -> None:
+    from verdictpack.core._agreement import _numeric_codes
+
+    rng = np.random.default_rng(16)
+    for trial in range(200):
+        cats = [0.0, 0.5, 1.0] if trial % 2 else [0, 1, 2, 3]
+        n = int(rng.integers(2, 60))
+        a = rng.choice(np.asarray(cats), size=n)
+        b = rng.choice(np.asarray(cats), size=n)
+        if trial % 5 == 0:
+            a = a.astype(np.int64) if trial % 2 == 0 else a
+        assert _numeric_codes(a, b, cats) is not None
+        try:
+            general = cohens_kappa(a.tolist(), b.tolist(), categories=cats)
+        except InputError as err:
+            with pytest.raises(InputError) as fast_err:
+                cohens_kappa(a, b, categories=cats)
+            assert str(fast_err.value) == str(err)
+            continue
+        fast = cohens_kappa(a, b, categories=cats)
+        assert fast == general
+    # a label outside the categories: the general path decides (and refuses)
+    with pytest.raises(InputError):
+        cohens_kappa(np.array([0.0, 2.0]), np.array([0.0, 1.0]), categories=[0.0, 1.0])
+    assert _numeric_codes(np.array([0.0, 2.0]), np.array([0.0, 1.0]), [0.0, 1.0]) is None
+    assert _numeric_codes(np.array([0.0, 1.0]), np.array([0.0, 1.0]), None) is None
+    assert _numeric_codes(np.array([0, 2**60]), np.array([0, 1]), [0, 2**60]) is None

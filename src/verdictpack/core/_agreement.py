@@ -169,6 +169,12 @@ def cohens_kappa(
     lev = open_unit("level", level)
     if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
         raise InputError("a, b", "sequences of labels (not a string)", type(a).__name__)
+    fast = _numeric_codes(a, b, categories)
+    if fast is not None:
+        fa, fb, fcats = fast
+        fk = max(len(fcats), 2)
+        fcounts = np.bincount(fa * fk + fb, minlength=fk * fk).reshape(fk, fk).astype(np.int64)
+        return _kappa_from_counts(fcounts, lev, fcats)
     labels_a = list(np.asarray(a).tolist()) if isinstance(a, np.ndarray) else list(a)
     labels_b = list(np.asarray(b).tolist()) if isinstance(b, np.ndarray) else list(b)
     if len(labels_a) != len(labels_b):
@@ -200,6 +206,45 @@ def cohens_kappa(
         raise InputError("a, b", "hashable labels", str(err)) from None
     counts = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(np.int64)
     return _kappa_from_counts(counts, lev, cats)
+
+
+def _numeric_codes(
+    a: Any, b: Any, categories: Sequence[Hashable] | None
+) -> tuple[NDArray[np.int64], NDArray[np.int64], tuple[Any, ...]] | None:
+    """The category codes of two numeric label arrays, vectorised; None when the general path
+    must decide (not two 1-d int/float arrays of one length >= 2, categories not given, not
+    distinct, fewer than 2, not all int/float, or some label not among them -- the general path
+    then gives the same counts or raises its InputError)."""
+    if categories is None or isinstance(categories, (str, bytes)):
+        return None
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+        return None
+    if a.ndim != 1 or b.ndim != 1 or a.dtype.kind not in "iuf" or b.dtype.kind not in "iuf":
+        return None
+    if len(a) != len(b) or len(a) < 2:
+        return None
+    cats = tuple(categories)
+    if len(cats) < 2 or len(set(cats)) != len(cats):
+        return None
+    if not all(type(c) in (int, float) for c in cats):
+        return None
+    values = np.asarray(cats, dtype=np.float64)
+    if not np.all(np.isfinite(values)) or len(np.unique(values)) != len(cats):
+        return None
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    codes = []
+    for labels in (a, b):
+        if labels.dtype.kind in "iu" and len(labels) and int(np.abs(labels).max()) > 2**53:
+            return None  # not exact as a float
+        x = labels.astype(np.float64)
+        pos = np.searchsorted(sorted_values, x)
+        hit = pos < len(cats)
+        hit[hit] = sorted_values[pos[hit]] == x[hit]
+        if not hit.all():
+            return None
+        codes.append(order[pos].astype(np.int64))
+    return codes[0], codes[1], cats
 
 
 def expected_kappa(reconstruction_rate: float, n_categories: int = 2) -> float:
