@@ -83,3 +83,36 @@ def write_tiny_study(folder: Path, roots: int = 40) -> Path:
     path = folder / "tiny_study.json"
     path.write_text(json.dumps(config, indent=2))
     return path
+
+
+# The suite's slower checks, kept out of CI to hold it under five minutes on two cores (each still
+# runs with `python -m pytest -m slow`); each has a quicker relative that stays in CI, named here.
+SLOW_CHECKS = {
+    # the SIGTERM resume test and the resume/replay tests stay
+    "tests/kinds/test_study_live_resume.py::"
+    "test_killed_at_random_moments_the_study_resumes_to_the_uninterrupted_result",
+    # bounded memory at the limits; the limits' refusals stay
+    "tests/kinds/test_crashes.py::test_cap_roots_at_its_limit_runs_in_bounded_memory",
+    "tests/kinds/test_crashes.py::test_ten_thousand_judges_run_in_bounded_memory",
+    # the seal through the console script and from a built wheel; the seal test itself stays
+    "tests/verify/test_seal.py::test_seal_passes_on_the_console_script_and_python_dash_p",
+    "tests/verify/test_seal.py::test_the_wheel_ships_the_example_configs_and_find_examples_uses_them",
+    # the two largest example fuzzes; the other examples' fuzzes stay
+    "tests/test_fuzz_configs.py::"
+    "test_any_value_at_any_path_is_a_result_or_a_refusal_by_name[battery_summarization]",
+    "tests/test_fuzz_configs.py::"
+    "test_any_value_at_any_path_is_a_result_or_a_refusal_by_name[engine_summarization]",
+    # the SPRT's Monte Carlo against its exact figures; the exact tests stay
+    "tests/core/test_sprt.py::test_monte_carlo_agrees_with_exact",
+    # one of the live verdict-distribution worlds; the effect world stays
+    "tests/kinds/test_study_live_validity.py::test_live_verdicts_follow_the_simulated_distribution[below]",
+    # the study variant of the no-matplotlib check; the sizing variant stays
+    "tests/render/test_html.py::"
+    "test_without_matplotlib_no_page_the_rest_byte_identical_and_a_hint[study]",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid in SLOW_CHECKS:
+            item.add_marker(pytest.mark.slow)
