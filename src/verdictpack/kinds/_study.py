@@ -62,6 +62,7 @@ from verdictpack.core._estimates import (
     reader_audit_from_readings,
 )
 from verdictpack.core._hinterval import Verdict
+from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun, TrackTrace
 from verdictpack.evidence._assemble import (
     Coverage,
@@ -753,7 +754,15 @@ def track_claims(construct: Construct) -> dict[str, str]:
 
 def track_run(construct: Construct, sequential: SequentialSettings) -> TrackRun:
     """The three streaming trackers of a study (a live study's, or a probe of the settings)."""
-    return TrackRun(
+    return TrackRun(*_track_settings(construct, sequential))
+
+
+def _track_settings(
+    construct: Construct, sequential: SequentialSettings
+) -> tuple[str, str, float, MixtureSpec, float, float, dict[str, str]]:
+    """The three tracks' settings, as TrackRun and TrackTrace both take them first: the
+    registered and other construction, alpha per tail, the mixture, both thresholds, the claims."""
+    return (
         sequential.construction,
         sequential.other_construction(),
         construct.per_tail_alpha,
@@ -798,7 +807,6 @@ def run_study(
             categories=a.categories,
         )
         audit = AuditGate(a.kappa_min).evaluate(kappa)
-    claims = track_claims(construct)
     n = len(values.root_ids)
     trace: TrackTrace | None = None
     rows: list[dict[str, Any]] = []
@@ -812,13 +820,7 @@ def run_study(
             },
         ):
             trace = TrackTrace(
-                sequential.construction,
-                sequential.other_construction(),
-                construct.per_tail_alpha,
-                sequential.spec,
-                construct.governing_threshold_h,
-                construct.extension_minimum_h,
-                claims,
+                *_track_settings(construct, sequential),
                 values.m,
                 values.h,
                 sequential.cap_roots,

@@ -23,6 +23,7 @@ from verdictpack.kinds._sizing import SizingResult
 from verdictpack.kinds._study import StudyResult
 from verdictpack.kinds._verdict import VerdictResult
 from verdictpack.render import _battery, _engine, _judges, _plots, _sizing, _study, _verdict
+from verdictpack.render._markdown import registered_for
 
 __all__ = ["HTML_HINT", "RENDERERS", "html_available", "render"]
 
@@ -48,13 +49,7 @@ def html_available() -> bool:
 def render(result: object) -> Mapping[str, str]:
     """The files of one result, by the renderer registered for its exact type; report.html
     beside report.md when matplotlib can be imported (:func:`html_available`)."""
-    renderer = RENDERERS.get(type(result))
-    if renderer is None:
-        known = ", ".join(sorted(cls.__name__ for cls in RENDERERS))
-        raise TypeError(
-            f"no renderer registered for result type {type(result).__qualname__} "
-            f"(registered: {known})"
-        )
+    renderer: Callable[[Any], Mapping[str, str]] = registered_for(RENDERERS, result, "renderer")
     files = renderer(result)
     if "report.md" in files and html_available():
         from verdictpack.render._html import render_html

@@ -7,7 +7,7 @@ probabilities and powers with 4 decimals, alphas with 5, effect sizes with 4, co
 ``results.json`` carries the same numbers unrounded.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verdictpack._results import Quantity, dump_json, to_jsonable
@@ -34,6 +34,19 @@ __all__ = [
     "track_row",
     "verdict_cells",
 ]
+
+
+def registered_for(registry: Mapping[type, Any], result: object, what: str) -> Any:
+    """The entry ``registry`` holds for the result's exact type (renderers, summaries); a type
+    with none is refused: TypeError naming it and the registered ones."""
+    entry = registry.get(type(result))
+    if entry is None:
+        known = ", ".join(sorted(cls.__name__ for cls in registry))
+        raise TypeError(
+            f"no {what} registered for result type {type(result).__qualname__} "
+            f"(registered: {known})"
+        )
+    return entry
 
 
 def render_results_json(result: Any) -> str:

@@ -43,6 +43,7 @@ from verdictpack.render._markdown import (
     fmt_money,
     fmt_p,
     fmt_x,
+    registered_for,
     route_label,
     table,
 )
@@ -308,14 +309,8 @@ SUMMARIES: dict[type, Callable[[Any], tuple[str, ...]]] = {
 def summary_lines(result: object) -> tuple[str, ...]:
     """At most five lines of inline Markdown (bold and code spans), by the summary registered for
     the result's type; a type with no summary is refused (TypeError naming it)."""
-    fn = SUMMARIES.get(type(result))
-    if fn is None:
-        known = ", ".join(sorted(cls.__name__ for cls in SUMMARIES))
-        raise TypeError(
-            f"no summary registered for result type {type(result).__qualname__} "
-            f"(registered: {known})"
-        )
-    return fn(result)
+    lines: tuple[str, ...] = registered_for(SUMMARIES, result, "summary")(result)
+    return lines
 
 
 def summary_block(result: object) -> str:
