@@ -353,10 +353,22 @@ def run_live_study(
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM stops a live run as Ctrl-C does: in-flight calls cancelled and recorded, the
-    committed prefix reported, exit 130 (the main thread only; elsewhere nothing changes)."""
+    committed prefix reported, exit 130 (the main thread only; elsewhere nothing changes).
 
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt("terminated")
+    The signal is handed to whatever answers SIGINT at that moment. Inside ``asyncio.run``
+    that is the runner's handler, which cancels the main task, so the run stops at an
+    ``await`` and never between a ledger write and the bookkeeping beside it (a
+    ``KeyboardInterrupt`` raised at any bytecode could lose a staged request record and then
+    cancel a request the ledger never held); the runner raises ``KeyboardInterrupt`` once the
+    run has unwound. Outside it, SIGINT's default handler raises ``KeyboardInterrupt``.
+    """
+
+    def handler(signum: int, frame: Any) -> None:
+        current = signal.getsignal(signal.SIGINT)
+        if callable(current):
+            current(signal.SIGINT, frame)
+        else:  # SIGINT ignored or defaulted by the embedding program: stop as Ctrl-C would
+            raise KeyboardInterrupt("terminated")
 
     try:
         previous = signal.signal(signal.SIGTERM, handler)

@@ -479,21 +479,27 @@ async def run_live(
     def stage(commit: bool) -> None:
         """Make every waiting write (and, ``commit``, the commits of the roots they complete)
         inside the open batch. A write the ledger refuses stops the run (failed, its reason)."""
-        items = writes[:]
-        del writes[:]
-        for record, args, item in items:
-            try:
-                record(*args)
-            except VerdictpackError as exc:
-                failure.append(exc)
-                stop_dispatch[0] = True
+        done_writes = 0
+        try:
+            for record, args, item in writes:
+                try:
+                    record(*args)
+                except VerdictpackError as exc:
+                    failure.append(exc)
+                    stop_dispatch[0] = True
+                    if item is not None:
+                        in_flight.pop(item.cell.key, None)
+                    elif record is _record_request:  # never held: nothing to cancel later
+                        in_flight.pop(args[1], None)
+                    done_writes += 1
+                    continue
+                done_writes += 1
                 if item is not None:
+                    results[item.cell.key] = item.answer
+                    spend[0] += item.answer.cost
                     in_flight.pop(item.cell.key, None)
-                continue
-            if item is not None:
-                results[item.cell.key] = item.answer
-                spend[0] += item.answer.cost
-                in_flight.pop(item.cell.key, None)
+        finally:  # an interruption leaves the writes not yet made waiting, not lost
+            del writes[:done_writes]
         if commit:
             commit_ready()
 
