@@ -191,11 +191,13 @@ STAGES = (
     ("verdictpack.kinds._study", "read_readings", True),
     ("verdictpack.kinds._study", "check_study_table", True),
     ("verdictpack.kinds._study", "load_study", False),
+    # the gates run in a forked child while the judgments are read (0 here, unless
+    # VERDICTPACK_NO_FORK is set or no child could be forked)
     ("verdictpack.kinds._study", "gate_counts", False),
     ("verdictpack.kinds._study", "registered_order", False),
     ("verdictpack.kinds._study", "root_values", False),
     ("verdictpack.kinds._study", "TrackTrace", False),
-    ("verdictpack.kinds._study", "_evidence_rows", False),
+    ("verdictpack.kinds._study", "_evidence_trail", False),
     ("verdictpack.kinds._study", "_judges_report", False),
     ("verdictpack.kinds._study", "_costs", False),
     ("verdictpack.render", "render", False),

@@ -54,3 +54,121 @@ def test_first_error_is_raised_in_the_caller() -> None:
         map_in_threads(fn, range(10), 3)
     with pytest.raises(ValueError, match="item 3"):
         map_in_threads(fn, range(10), 1)
+
+
+# ---- in_background: one call in a forked child ----------------------------------------------
+# The forked path runs only in a process with one Python thread (a pytest-xdist worker has more),
+# so these checks run their scenario in a fresh interpreter and read back what it printed.
+
+_SCENARIOS = r"""
+import os, pickle, signal, sys, threading, time
+from verdictpack._parallel import in_background
+
+def work():
+    return {"pid": os.getpid(), "values": [x * x for x in range(1000)]}
+
+def fails():
+    raise ValueError("the call's own error")
+
+def dies_in_the_child():
+    if os.getpid() != PARENT:
+        os._exit(3)
+    return "computed in the caller"
+
+PARENT = os.getpid()
+what = sys.argv[1]
+if what == "value":
+    job = in_background(work)
+    forked = job.forked
+    got = job.result()
+    print(forked, got["pid"] != PARENT, got["values"] == [x * x for x in range(1000)])
+elif what == "error":
+    job = in_background(fails)
+    try:
+        job.result()
+    except ValueError as exc:
+        print(job.forked, str(exc))
+elif what == "dies":
+    job = in_background(dies_in_the_child)
+    print(job.forked, job.result())
+elif what == "thread":
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    job = in_background(work)
+    print(job.forked, job.result()["pid"] == PARENT)
+    stop.set()
+    t.join()
+elif what == "cancel":
+    job = in_background(lambda: time.sleep(60))
+    pid = job._pid
+    job.cancel()
+    try:
+        os.kill(pid, 0)
+        print("child still there")
+    except ProcessLookupError:
+        print("child gone", job.forked)
+elif what == "many":
+    jobs = [in_background(lambda k=k: k * 10) for k in range(5)]
+    print([j.result() for j in jobs], any(j.forked for j in jobs))
+"""
+
+
+def _scenario(tmp_path, what: str, **env: str) -> str:
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "scenario.py"
+    script.write_text(_SCENARIOS)
+    env_all = {k: v for k, v in os.environ.items() if k != "VERDICTPACK_NO_FORK"}
+    done = subprocess.run(
+        [sys.executable, str(script), what],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env_all, **env},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+linux_only = pytest.mark.skipif(
+    not __import__("sys").platform.startswith("linux"), reason="the forked path is Linux only"
+)
+
+
+@linux_only
+def test_the_child_computes_the_value_the_call_returns(tmp_path) -> None:
+    assert _scenario(tmp_path, "value") == "True True True"
+
+
+def test_without_a_fork_the_call_runs_in_the_caller(tmp_path) -> None:
+    assert _scenario(tmp_path, "value", VERDICTPACK_NO_FORK="1") == "False False True"
+
+
+@linux_only
+def test_an_error_in_the_child_is_raised_by_the_call_in_the_caller(tmp_path) -> None:
+    # the child's failure is not passed on as such: the caller runs the call and raises its error
+    assert _scenario(tmp_path, "error") == "False the call's own error"
+
+
+@linux_only
+def test_a_child_that_dies_leaves_the_call_to_the_caller(tmp_path) -> None:
+    # a child was started (True) and the value is the caller's own
+    assert _scenario(tmp_path, "dies") == "True computed in the caller"
+
+
+def test_no_fork_while_another_thread_runs(tmp_path) -> None:
+    assert _scenario(tmp_path, "thread") == "False True"
+
+
+@linux_only
+def test_cancel_kills_and_reaps_the_child(tmp_path) -> None:
+    assert _scenario(tmp_path, "cancel") == "child gone False"
+
+
+@linux_only
+def test_several_children_each_give_their_own_value(tmp_path) -> None:
+    assert _scenario(tmp_path, "many") == "[0, 10, 20, 30, 40] False"

@@ -158,8 +158,8 @@ def test_the_death_signal_is_armed_in_a_worker() -> None:
     """prctl(PR_SET_PDEATHSIG, SIGKILL) really takes: read back with PR_GET_PDEATHSIG."""
     code = (
         "import ctypes, sys\n"
-        "from verdictpack.kinds._battery import _set_parent_death_signal\n"
-        "ok = _set_parent_death_signal()\n"
+        "from verdictpack._parallel import set_parent_death_signal\n"
+        "ok = set_parent_death_signal()\n"
         "sig = ctypes.c_int(-1)\n"
         "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)\n"
         "print(ok, sig.value)\n"

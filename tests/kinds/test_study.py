@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import load_example
+from conftest import load_example, write_tiny_study
 from verdictpack._cli import main
 from verdictpack._rng import stream
 from verdictpack.evidence._order import registered_order
@@ -381,3 +381,50 @@ def test_exported_engine_evidence_round_trips(tmp_path: Path) -> None:
         assert e["M"] == sum(choices) / len(choices)
         humans = row["human_choices"]
         assert e["H"] == (sum(humans) / len(humans) if humans else None)
+
+
+def test_forked_gates_and_page_give_the_bytes_of_an_inline_run(tmp_path: Path) -> None:
+    """The gates (and report.html) computed in forked children, as the CLI does on Linux, and
+    the same run with every fork refused: every file identical but the wall clock's."""
+    import os
+    import subprocess
+    import sys
+
+    cfg = write_tiny_study(tmp_path / "study")
+    env = {k: v for k, v in os.environ.items() if k != "VERDICTPACK_NO_FORK"}
+    for name, extra in (("forked", {}), ("inline", {"VERDICTPACK_NO_FORK": "1"})):
+        done = subprocess.run(
+            [sys.executable, "-m", "verdictpack", str(cfg), "--out", str(tmp_path / name)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, **extra},
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    a, b = tmp_path / "forked", tmp_path / "inline"
+    names = sorted(f.name for f in a.iterdir())
+    assert names == sorted(f.name for f in b.iterdir()) and "report.html" in names
+    for n in names:
+        if n not in ("provenance.json", ".verdictpack-output.json"):
+            assert (a / n).read_bytes() == (b / n).read_bytes(), n
+
+
+def test_gate_counts_survive_pickling() -> None:
+    import pickle
+
+    from verdictpack.stimuli._realtext import gate_counts, real_text_gates
+
+    source = "The council met on 3 May to debate the river budget."
+    treatment = "The council met on 3 May to debate the river budget today."
+    null = "The council met on 3 May to discuss the river budget today."
+    stimuli = [
+        Stimulus(
+            id=f"s{k}", source=source, treatment=treatment, null_partner=null if k % 2 else "x"
+        )
+        for k in range(6)
+    ]
+    counts = gate_counts(stimuli, real_text_gates(length_tolerance=0.2, max_diff_tokens=3))
+    assert counts.refused and counts.admitted  # both kinds of outcome travel
+    back = pickle.loads(pickle.dumps(counts))
+    assert back == counts and type(back.refusals) is type(counts.refusals)

@@ -56,9 +56,22 @@ def test_dispatch_reaches_the_registered_renderer(monkeypatch) -> None:
 def test_the_page_joins_the_renderer_s_files_when_it_can_be_drawn(monkeypatch) -> None:
     (cls,) = [t for t in RENDERERS if t.__name__ == "VerdictResult"]
     monkeypatch.setitem(RENDERERS, cls, lambda r: {"report.md": "# marker\n"})
+    # the page is drawn from the kind's report function (in a child where one can run)
+    monkeypatch.setitem(render_module.REPORTS, cls, lambda r: "# marker\n")
     monkeypatch.setattr(render_module, "html_available", lambda: True)
     monkeypatch.setattr(
         "verdictpack.render._html.render_html", lambda r, md: f"<html>{md.strip()}</html>"
     )
     files = render(cls.__new__(cls))
     assert files == {"report.md": "# marker\n", "report.html": "<html># marker</html>"}
+
+
+def test_every_renderer_has_its_report_function_and_they_agree() -> None:
+    """report.html is drawn beside the report that REPORTS gives; for every kind it is the
+    report.md its renderer writes (the html tests compare the two pages' text per kind)."""
+    assert set(render_module.REPORTS) == set(RENDERERS)
+    import inspect
+
+    for cls, renderer in RENDERERS.items():
+        report = render_module.REPORTS[cls]
+        assert report.__name__ in inspect.getsource(renderer), (cls.__name__, report.__name__)

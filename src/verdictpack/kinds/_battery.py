@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import Field
 
 from verdictpack._errors import InputError, UsageError, format_value
-from verdictpack._parallel import usable_cpus
+from verdictpack._parallel import set_parent_death_signal, usable_cpus
 from verdictpack._rng import block_streams
 from verdictpack.config._blocks import (
     HumanSpec,
@@ -434,7 +434,6 @@ def _run_in_process(tasks: Sequence[BlockTask], tick: Callable[[], None]) -> Out
 # stdout are /dev/null: it prints nothing, so the caller's stdout never waits on it; its stderr
 # stays (diagnostics) and closes with it. SIGTERM in the parent terminates the pool (workers
 # ended, futures cancelled) and exits 143 with one line on stderr.
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _ORPHAN_EXIT = 70  # a worker whose parent died exits with this code
 _PARENT_POLL_SECONDS = 0.5
 _TERMINATED_EXIT = 128 + 15  # the shell's code for "ended by SIGTERM"
@@ -442,27 +441,6 @@ _TERMINATED_EXIT = 128 + 15  # the shell's code for "ended by SIGTERM"
 
 class _Terminated(SystemExit):
     """Raised by the pool's SIGTERM handler: unwinds the run (a SystemExit, so no traceback)."""
-
-
-def _set_parent_death_signal() -> bool:
-    """Linux: SIGKILL this process when its parent dies; False where that is not available."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-    import signal
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        ok = libc.prctl(
-            ctypes.c_int(_PR_SET_PDEATHSIG),
-            ctypes.c_ulong(signal.SIGKILL),
-            ctypes.c_ulong(0),
-            ctypes.c_ulong(0),
-            ctypes.c_ulong(0),
-        )
-    except (OSError, AttributeError):
-        return False
-    return int(ok) == 0
 
 
 def _parent_gone(parent_pid: int) -> bool:
@@ -497,7 +475,7 @@ def _worker_start(parent_pid: int) -> None:
     caller's on stdin or stdout."""
     import os
 
-    _set_parent_death_signal()
+    set_parent_death_signal()
     if _parent_gone(parent_pid):  # the parent died before the death signal was armed
         os._exit(_ORPHAN_EXIT)
     _watch_parent(parent_pid)

@@ -33,6 +33,7 @@ data file read).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -42,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from verdictpack._errors import ConfigError, Defect, InputError
-from verdictpack._memory import gc_paused
+from verdictpack._parallel import Background, in_background
 from verdictpack._results import BULK, Quantity, exact
 from verdictpack._rng import stream
 from verdictpack.config._blocks import PanelSpec, SequentialSettings, build_sequential
@@ -75,12 +76,14 @@ from verdictpack.evidence._files import file_sha256, read_judgment_file
 from verdictpack.evidence._order import ORDER_DOMAIN, read_order_file, registered_order
 from verdictpack.evidence._readings import Readings, read_readings
 from verdictpack.evidence._table import CHOICES, RATER_KINDS, JudgmentTable
+from verdictpack.evidence._trail import EvidenceTrail
 from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._study_config import RULES, StudyConfig
 from verdictpack.simulate._continuation import RootsToGo, roots_to_go
 from verdictpack.simulate._fitted import fitted_panel_block
 from verdictpack.simulate._human import AuditDecision, AuditGate
 from verdictpack.simulate._panels import build_panel
+from verdictpack.stimuli._gates import Gate
 from verdictpack.stimuli._pairs import read_pairs
 from verdictpack.stimuli._realtext import GateCounts, gate_counts, real_text_gates
 from verdictpack.stimuli._stimulus import Stimulus
@@ -124,6 +127,8 @@ class StudyData:
     table: JudgmentTable
     readings: Readings
     order_file: tuple[str, ...] | None
+    # the gates' counts, when load_study was given the gates (computed while it read on)
+    gate_counts: GateCounts | None = None
 
 
 class _Files:
@@ -174,8 +179,33 @@ def _in_file_order(defects: Sequence[Defect]) -> list[Defect]:
     return sorted(defects, key=lambda d: (rank[d.file], line(d)))
 
 
-def load_study(config: StudyConfig, source: ConfigSource) -> StudyData:
-    """Read every data file of the study; ConfigError listing every defect of every file."""
+def load_study(
+    config: StudyConfig, source: ConfigSource, gates: Sequence[Gate] | None = None
+) -> StudyData:
+    """Read every data file of the study; ConfigError listing every defect of every file.
+
+    Given ``gates``, the gates run on the pairs as soon as they are read, in a forked child
+    (:func:`verdictpack._parallel.in_background`) while the judgment files are read here; the
+    counts are the same as ``gate_counts(stimuli, gates)`` afterwards (the call itself, when no
+    child can run it), and an error it raises surfaces as that call raises it."""
+    started: list[Background[GateCounts]] = []
+    try:
+        data = _load_study(config, source, gates, started)
+    except BaseException:
+        for job in started:
+            job.cancel()
+        raise
+    if not started:
+        return data
+    return replace(data, gate_counts=started[0].result())
+
+
+def _load_study(
+    config: StudyConfig,
+    source: ConfigSource,
+    gates: Sequence[Gate] | None,
+    started: list[Background[GateCounts]],
+) -> StudyData:
     refusals = Refusals(source)
     files = _Files(source)
     d = config.data
@@ -199,6 +229,8 @@ def load_study(config: StudyConfig, source: ConfigSource) -> StudyData:
             files.defects.extend(pairs.defects)
             stimuli = pairs.stimuli
             stimuli_read = not pairs.defects
+            if stimuli_read and gates is not None:
+                started.append(in_background(functools.partial(gate_counts, stimuli, gates)))
             files.record("stimuli", d.stimuli.path, stim_path.suffix[1:], stim_path, len(stimuli))
     tables: list[JudgmentTable] = []
     for k, spec in enumerate(d.judgments):
@@ -355,9 +387,9 @@ class StudyResult:
     currency: str
     provenance: Provenance
     # bulk data, rendered as files of their own (evidence.jsonl, judgments.csv,
-    # reader_audit.csv, root_order.txt), never into results.json; the evidence rows hold plain
-    # JSON values already
-    evidence: tuple[dict[str, Any], ...] = field(repr=False, metadata=BULK)
+    # reader_audit.csv, root_order.txt), never into results.json; the evidence trail is held
+    # as columns (a sequence of row dicts on demand)
+    evidence: EvidenceTrail = field(repr=False, metadata=BULK)
     table: JudgmentTable = field(repr=False, metadata=BULK)
     readings: Readings = field(repr=False, metadata=BULK)
     order: tuple[str, ...] = field(repr=False, metadata=BULK)
@@ -400,7 +432,8 @@ def prepare_study(
     A live study adds the judgments its ledger holds (``extra``) and restricts the roots to its
     committed prefix (``roots``, a prefix of the registered order)."""
     refusals = Refusals(source)
-    data = load_study(config, source)
+    gates, settings = _gates(config, refusals)
+    data = load_study(config, source, gates)
     if extra is not None:
         raw = extra.to_csv_bytes()
         live = DataFile(
@@ -416,8 +449,7 @@ def prepare_study(
             table=JudgmentTable.concat([data.table, extra]),
             files=(*data.files, live),
         )
-    gates, settings = _gates(config, refusals)
-    counts = gate_counts(data.stimuli, gates)
+    counts = data.gate_counts if data.gate_counts is not None else gate_counts(data.stimuli, gates)
     if data.order_file is None:
         order = registered_order(config.seed, counts.admitted)
     else:
@@ -667,42 +699,25 @@ def _stop_reason(
     return f"verdict reached at root {registered.roots_at_verdict}"
 
 
-def _evidence_rows(values: RootValues, trace: TrackTrace) -> list[dict[str, Any]]:
-    """One evidence.jsonl row per root entered: its values, the registered track's bounds and
-    interval after it, the comparison interval and every track's state."""
-    # some 700,000 containers: no collection passes over them while they are built
-    with gc_paused():
-        b = trace.bounds["registered"]
-        hybrid = b.shape[1] > 4
-        lo, hi = trace.h_lo["registered"].tolist(), trace.h_hi["registered"].tolist()
-        clo, chi = trace.h_lo["comparison"].tolist(), trace.h_hi["comparison"].tolist()
-        mb, hb = b[:, 0:2].tolist(), b[:, 2:4].tolist()
-        db = (2.0 * b[:, 4:6] - 1.0).tolist() if hybrid else None
-        # every state of a root, in the order of TRACKS
-        states = list(zip(*(trace.labels(name).tolist() for name in TRACKS), strict=True))
-        stop = trace.stop if trace.stop is not None else -1
-        h, m = values.h.tolist(), values.m.tolist()
-        n_model, n_human = values.model_judgments.tolist(), values.human_judgments.tolist()
-        rows = []
-        for t, rid in enumerate(values.root_ids):
-            rows.append(
-                {
-                    "root": t + 1,
-                    "root_id": rid,
-                    "M": m[t],
-                    "H": None if h[t] != h[t] else h[t],
-                    "model_judgments": n_model[t],
-                    "human_judgments": n_human[t],
-                    "model_bounds": mb[t],
-                    "human_bounds": hb[t],
-                    "diff_bounds": None if db is None else db[t],
-                    "h_interval": [lo[t], hi[t]],
-                    "comparison_h_interval": [clo[t], chi[t]],
-                    "state": dict(zip(TRACKS, states[t], strict=True)),
-                    "after_registered_stop": t > stop,
-                }
-            )
-    return rows
+def _evidence_trail(values: RootValues, trace: TrackTrace) -> EvidenceTrail:
+    """The evidence.jsonl rows as columns: each root's values, the registered track's bounds
+    and interval after it, the comparison interval and every track's state."""
+    b = trace.bounds["registered"]
+    stop = trace.stop
+    return EvidenceTrail(
+        root_ids=tuple(values.root_ids),
+        m=values.m,
+        h=values.h,
+        model_judgments=values.model_judgments,
+        human_judgments=values.human_judgments,
+        model_bounds=b[:, 0:2],
+        human_bounds=b[:, 2:4],
+        diff_bounds=2.0 * b[:, 4:6] - 1.0 if b.shape[1] > 4 else None,
+        h_interval=np.column_stack([trace.h_lo["registered"], trace.h_hi["registered"]]),
+        comparison_h_interval=np.column_stack([trace.h_lo["comparison"], trace.h_hi["comparison"]]),
+        states={name: tuple(trace.labels(name).tolist()) for name in TRACKS},
+        stop=-1 if stop is None else stop,
+    )
 
 
 def _continuation(
@@ -809,7 +824,7 @@ def run_study(
         audit = AuditGate(a.kappa_min).evaluate(kappa)
     n = len(values.root_ids)
     trace: TrackTrace | None = None
-    rows: list[dict[str, Any]] = []
+    trail = EvidenceTrail.empty(TRACKS)  # an invalid instrument enters no root
     if audit.passed:
         with refusals.at(
             ("sequential",),
@@ -827,7 +842,7 @@ def run_study(
             )
         at_stop = trace.at_stop("NO_VERDICT_WHEN_REGISTERED_STOPPED")
         all_data = trace.over_all(Verdict.INCONCLUSIVE.value)
-        rows = _evidence_rows(values, trace)
+        trail = _evidence_trail(values, trace)
         stream_alphas = trace.stream_alphas
         error_per_side = trace.error_per_side["registered"]
         hybrid = next((a for a in trace.track_alphas.values() if "diff" in a), None)
@@ -921,7 +936,7 @@ def run_study(
         roots_to_go=to_go,
         costs=_costs(config, prep, values, int(roots_run), len(prep.data.readings)),
         currency=config.currency,
-        evidence=tuple(rows),
+        evidence=trail,
         provenance=provenance(source, "study", config.seed, settings),
         table=prep.table,
         readings=prep.data.readings,

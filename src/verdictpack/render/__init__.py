@@ -13,9 +13,12 @@ matplotlib (the ``report`` extra) can be imported; without it the other files ar
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from verdictpack._parallel import Background, in_background
 from verdictpack.kinds._battery import BatteryResult
 from verdictpack.kinds._engine import EngineResult
 from verdictpack.kinds._judges import JudgesResult
@@ -25,7 +28,7 @@ from verdictpack.kinds._verdict import VerdictResult
 from verdictpack.render import _battery, _engine, _judges, _plots, _sizing, _study, _verdict
 from verdictpack.render._markdown import registered_for
 
-__all__ = ["HTML_HINT", "RENDERERS", "html_available", "render"]
+__all__ = ["HTML_HINT", "RENDERERS", "REPORTS", "html_available", "render"]
 
 # the one line a run prints when report.html could not be drawn
 HTML_HINT = "report.html needs matplotlib (the 'report' extra): pip install 'verdictpack[report]'"
@@ -46,13 +49,44 @@ def html_available() -> bool:
     return _plots.available()
 
 
+# result class -> its report.md alone (what report.html is drawn beside)
+REPORTS: dict[type, Callable[[Any], str]] = {
+    SizingResult: _sizing.render_sizing,
+    VerdictResult: _verdict.render_verdict,
+    JudgesResult: _judges.render_judges,
+    EngineResult: _engine.render_engine_report,
+    BatteryResult: _battery.render_battery,
+    StudyResult: _study.render_study_report,
+}
+
+
+def _page(result: object, report: Callable[[Any], str]) -> str:
+    from verdictpack.render._html import render_html
+
+    return render_html(result, report(result))
+
+
 def render(result: object) -> Mapping[str, str]:
     """The files of one result, by the renderer registered for its exact type; report.html
-    beside report.md when matplotlib can be imported (:func:`html_available`)."""
-    renderer: Callable[[Any], Mapping[str, str]] = registered_for(RENDERERS, result, "renderer")
-    files = renderer(result)
-    if "report.md" in files and html_available():
-        from verdictpack.render._html import render_html
+    beside report.md when matplotlib can be imported (:func:`html_available`).
 
-        files = {**files, "report.html": render_html(result, files["report.md"])}
+    The page is drawn in a forked child while the other files are rendered here
+    (:func:`verdictpack._parallel.in_background`: the same code on the same result, so the
+    same bytes; inline where no child can run it); matplotlib is then imported by the child
+    only."""
+    renderer: Callable[[Any], Mapping[str, str]] = registered_for(RENDERERS, result, "renderer")
+    page: Background[str] | None = None
+    if html_available():
+        report: Callable[[Any], str] = registered_for(REPORTS, result, "report")
+        page = in_background(functools.partial(_page, result, report))
+    try:
+        files = renderer(result)
+    except BaseException:
+        if page is not None:
+            page.cancel()
+        raise
+    if page is not None:
+        # matplotlib there but failing to import: no page, and the run prints the hint
+        with contextlib.suppress(ImportError):
+            files = {**files, "report.html": page.result()}
     return files

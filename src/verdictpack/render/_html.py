@@ -258,11 +258,19 @@ def _plateau_ends(rows: Sequence[dict[str, Any]], idx: list[int], keep: set[int]
     return out
 
 
-def _trace(rows: Sequence[dict[str, Any]], track: Any, evidence: str, name: str) -> Figure | None:
-    """The registered track's confidence sequences over roots, from the evidence rows."""
+def _trace(
+    rows: Sequence[dict[str, Any]],
+    track: Any,
+    evidence: str,
+    name: str,
+    crossings: list[int] | None = None,
+) -> Figure | None:
+    """The registered track's confidence sequences over roots, from the evidence rows
+    (``crossings``: the roots where a track's state changes, when the caller knows them)."""
     if not rows:
         return None
-    crossings = [k for k in range(1, len(rows)) if rows[k]["state"] != rows[k - 1]["state"]]
+    if crossings is None:
+        crossings = [k for k in range(1, len(rows)) if rows[k]["state"] != rows[k - 1]["state"]]
     verdict_root = track.roots_at_verdict
     keep = [*crossings]
     if verdict_root is not None:
@@ -575,7 +583,8 @@ def _battery_grid(r: BatteryResult) -> Figure | None:
 
 def _study_figures(r: StudyResult) -> list[Figure]:
     figs: list[Figure] = []
-    trace = _trace(r.evidence, r.registered, r.evidence_source, "study-sequence")
+    trail = r.evidence
+    trace = _trace(trail, r.registered, r.evidence_source, "study-sequence", trail.state_changes())
     if trace is not None:
         figs.append(trace)
     g = r.gates

@@ -94,12 +94,18 @@ def _round(m: re.Match[str]) -> str:
 
 
 def available() -> bool:
-    """Whether matplotlib can be imported (the ``report`` extra is installed)."""
+    """Whether matplotlib is installed (the ``report`` extra), found without importing it (the
+    page is drawn in a child process, which imports it; a copy that fails to import there
+    means no page, as its absence does)."""
+    import importlib.util
+    import sys
+
+    if "matplotlib" in sys.modules:
+        return sys.modules["matplotlib"] is not None
     try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+        return importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 @contextmanager

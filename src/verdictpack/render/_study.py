@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._study import StudyPrepared, StudyResult
 from verdictpack.kinds._study_live import StudyPlan
@@ -219,7 +215,7 @@ def render_files(r: StudyResult) -> dict[str, str]:
         "report.md": render_study_report(r),
         "results.json": dump_json(data),
         "verdict.json": dump_json(verdict),
-        "evidence.jsonl": _jsonl(evidence),
+        "evidence.jsonl": evidence.to_jsonl(),
         "judgments.csv": r.table.to_csv_bytes().decode("utf-8"),
         "reader_audit.csv": r.readings.to_csv_bytes().decode("utf-8"),
         "root_order.txt": "".join(f"{rid}\n" for rid in r.order),
@@ -228,14 +224,6 @@ def render_files(r: StudyResult) -> dict[str, str]:
         "fitted_panel.json": dump_json({"panel": fitted} if fitted else {}),
         "cost_comparison.csv": "\n".join(costs) + "\n",
     }
-
-
-def _jsonl(rows: Sequence[Mapping[str, Any]]) -> str:
-    """One JSON object a line; the bytes of ``json.dumps(row, ensure_ascii=False,
-    allow_nan=False)`` per row, with one encoder for all of them (``dumps`` with arguments makes
-    a new encoder per call: a third of the time on 100,000 rows)."""
-    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
-    return "".join([f"{line}\n" for line in map(encode, rows)])
 
 
 def render_validation(prep: StudyPrepared, config_name: str) -> str:

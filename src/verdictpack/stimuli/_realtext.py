@@ -61,7 +61,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from verdictpack._errors import InputError
 from verdictpack._memory import gc_paused
@@ -508,6 +508,31 @@ class GateCounts:
     refusals: Mapping[str, int]
     first_failing: Mapping[str, int]
     failed: Mapping[str, tuple[str, ...]]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # picklable (a forked child computes the counts; its mappings are read-only views)
+        plain = (dict(self.refusals), dict(self.first_failing), dict(self.failed))
+        return (_gate_counts_of, (self.gates, self.total, self.admitted, self.refused, *plain))
+
+
+def _gate_counts_of(
+    gates: tuple[str, ...],
+    total: int,
+    admitted: tuple[str, ...],
+    refused: tuple[str, ...],
+    refusals: dict[str, int],
+    first_failing: dict[str, int],
+    failed: dict[str, tuple[str, ...]],
+) -> GateCounts:
+    return GateCounts(
+        gates,
+        total,
+        admitted,
+        refused,
+        MappingProxyType(refusals),
+        MappingProxyType(first_failing),
+        MappingProxyType(failed),
+    )
 
 
 def gate_counts(stimuli: Iterable[Stimulus], gates: Sequence[Gate]) -> GateCounts:
