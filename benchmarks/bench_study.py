@@ -291,7 +291,7 @@ def main() -> None:
             for _, name, nested in STAGES:
                 sw, sc = spent.get(name, (0.0, 0.0))
                 print(f"{('  ' if nested else '') + name:28s} {sw:7.2f} {sc:7.2f}")
-            inner = sum(spent[name][0] for _, name, nested in STAGES if not nested)
+            inner = sum(spent.get(name, (0.0, 0.0))[0] for _, name, nested in STAGES if not nested)
             print(f"{'the rest (config, hashes, writing)':28s} {w - inner:7.2f}")
             print(f"{'run_config':28s} {w:7.2f} {c:7.2f}")
     finally:

@@ -9,9 +9,11 @@ anything above it.
 
 Modules: ``_source`` (the protocol and RootEvidence), ``_table`` (the canonical long table of
 judgments: one row per judgment, the import target and export format; the ``table`` importer),
-``importers/`` (Label Studio, Argilla and MTurk exports into canonical rows).
+``importers/`` (Label Studio, Argilla and MTurk exports into canonical rows), ``_trail`` (a
+study's evidence rows as columns, and evidence.jsonl written from them).
 """
 
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
+from verdictpack.evidence._trail import EvidenceTrail
 
-__all__ = ["EvidenceSource", "RootEvidence"]
+__all__ = ["EvidenceSource", "EvidenceTrail", "RootEvidence"]
