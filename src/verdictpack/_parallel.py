@@ -10,8 +10,9 @@ the calling thread (the remaining items are skipped).
 in a process with one Python thread; elsewhere, when the fork fails, or with
 ``VERDICTPACK_NO_FORK`` set, the call simply runs when its result is asked for). The child
 inherits the caller's memory as it stood, computes, sends its pickled result down a pipe and
-ends with ``os._exit`` (no atexit handler, no flush of inherited buffers); it is SIGKILLed if
-the caller dies first. Whatever the child raises, or a child that dies, makes
+ends with ``os._exit`` (no atexit handler; the standard streams are flushed before the fork
+and again, with only the child's own writes, before it ends); it is SIGKILLed if the caller
+dies first. Whatever the child raises, or a child that dies, makes
 :meth:`Background.result` run the call in the caller instead, so errors surface exactly as an
 inline call raises them and the result is always the call's own.
 """
@@ -119,6 +120,13 @@ def _may_fork() -> bool:
     )
 
 
+def _flush_std() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+
+
 class Background(Generic[R]):
     """One call started by :func:`in_background`; :meth:`result` gives its value, once."""
 
@@ -134,6 +142,7 @@ class Background(Generic[R]):
         except OSError:
             return
         parent = os.getpid()
+        _flush_std()  # the child starts with empty buffers: nothing of ours is written twice
         try:
             pid = os.fork()
         except OSError:
@@ -156,6 +165,7 @@ class Background(Generic[R]):
             except BaseException:  # the caller runs the call itself and sees the error
                 code = 1
             finally:
+                _flush_std()  # what the call itself printed (a warning, say) is not lost
                 os._exit(code)
         os.close(w)
         self._pid, self._fd, self.forked = pid, r, True
