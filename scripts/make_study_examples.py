@@ -25,8 +25,9 @@ something to do, the exported evidence is edited by fixed rules (no random draw,
 :func:`edited_judgments`): every 37th model judgment becomes a tie, every 53rd an invalid one,
 one judge lacks its second presentation order on every 23rd root, every 19th human judgment is
 invalid (a cancelled, discarded or rejected annotation in the tool formats) and the roots at
-every 4th place of the engine's order carry no human judgment at all (partial coverage). The
-gates (:data:`GATES`) admit most pairs and refuse a few.
+every 4th place of the engine's order carry no human judgment at all (partial coverage by a
+rule fixed before the data, so the study declares no human count per root: the report states
+the human stream's missing-at-random assumption, which this rule makes true). The gates (:data:`GATES`) admit most pairs and refuse a few.
 
 Deterministic: a second run rewrites byte-identical files (``--check`` verifies that the files on
 disk are what this script writes, without writing).
@@ -527,7 +528,7 @@ def study_config(judgment_files: list[dict[str, Any]]) -> dict[str, Any]:
                 {"name": j["name"], "cost_per_judgment": j["cost_per_judgment"]} for j in _JUDGES
             ],
         },
-        "humans": {"judgments_per_root": 2, "cost_per_judgment": 0.4},
+        "humans": {"cost_per_judgment": 0.4},
         "data": {
             "stimuli": {
                 "path": f"{SHARED}/pairs.jsonl",
@@ -619,7 +620,9 @@ def readme(name: str, files: Mapping[str, str], ev: Evidence) -> str:
         f"invalid; judge `{ONE_ORDER_JUDGE}` lacks its null-first judgment on every "
         f"{_ordinal(ONE_ORDER_EVERY)} root; every {_ordinal(HUMAN_INVALID_EVERY)} human judgment "
         f"is invalid; the roots at every {_ordinal(NO_HUMANS_EVERY)} place of the engine's order "
-        "have no human judgment (partial coverage).",
+        "have no human judgment (partial coverage by a rule fixed before the data: the study "
+        "declares no human count per root, so those roots are missing at random by design and "
+        "the report says so; invalid and missing answers are bounded both ways).",
         "",
     ]
     return "\n".join(lines)

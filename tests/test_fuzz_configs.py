@@ -94,8 +94,8 @@ def shrunk(path: Path) -> dict[str, Any]:
     if table is None:
         pytest.fail(f"{path.name}: kind {data['kind']!r} has no SHRINK entry in this fuzzer")
     for loc, value in table.items():
-        try:
-            _get(data, loc)
+        try:  # a shrink may set a key the example leaves to its default (its parent exists)
+            _get(data, loc[:-1])
         except (KeyError, IndexError, TypeError):
             pytest.fail(f"{path.name}: shrink path {loc} is not in the example")
         _set(data, loc, value)

@@ -1,5 +1,7 @@
 """Tests of verdictpack.core._agreement: Cohen's κ (hand-computed example, brute force,
-statsmodels, invariances, degenerate tables), the closed-form population κ, and refusals."""
+statsmodels, invariances, degenerate tables), the closed-form population κ, the one-sided lower
+confidence bound of κ and the reader-audit gate on it (coverage and pass rates by seeded Monte
+Carlo), and refusals."""
 
 # The refusal tests pass ill-typed arguments on purpose.
 # mypy: disable-error-code="arg-type,list-item"
@@ -11,15 +13,20 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 
 from conftest import assert_refused_by_name
 from verdictpack._errors import InputError
+from verdictpack._rng import stream
 from verdictpack.core._agreement import (
+    AuditGate,
     KappaResult,
     cohens_kappa,
     cohens_kappa_from_table,
     expected_kappa,
+    kappa_lower_bound,
+    kappa_lower_bounds,
 )
 
 
@@ -173,6 +180,22 @@ REFUSALS = [
     ("reconstruction_rate", lambda: expected_kappa(True, 2)),
     ("n_categories", lambda: expected_kappa(0.5, 1)),
     ("n_categories", lambda: expected_kappa(0.5, 2.0)),
+    ("n", lambda: kappa_lower_bound(0, 0, 0.5)),
+    ("agreements", lambda: kappa_lower_bound(41, 40, 0.5)),
+    ("agreements", lambda: kappa_lower_bound(-1, 40, 0.5)),
+    ("agreements", lambda: kappa_lower_bound(2.5, 40, 0.5)),
+    ("expected_agreement", lambda: kappa_lower_bound(30, 40, 1.0)),
+    ("expected_agreement", lambda: kappa_lower_bound(30, 40, -0.1)),
+    ("expected_agreement", lambda: kappa_lower_bound(30, 40, float("nan"))),
+    ("level", lambda: kappa_lower_bound(30, 40, 0.5, 0.5)),
+    ("level", lambda: kappa_lower_bound(30, 40, 0.5, 1.0)),
+    ("level", lambda: kappa_lower_bound(30, 40, 0.5, float("inf"))),
+    ("level", lambda: cohens_kappa_from_table([[5, 1], [1, 5]]).lower_bound(0.3)),
+    ("kappa_min", lambda: AuditGate(0.0)),
+    ("kappa_min", lambda: AuditGate(1.0)),
+    ("kappa_min", lambda: AuditGate("0.6")),
+    ("level", lambda: AuditGate(0.6, 0.4)),
+    ("result", lambda: AuditGate().evaluate([[5, 1], [1, 5]])),
 ]
 
 
@@ -210,3 +233,117 @@ def test_numeric_arrays_take_the_vectorised_path_with_the_same_result() -> None:
     assert _numeric_codes(np.array([0.0, 2.0]), np.array([0.0, 1.0]), [0.0, 1.0]) is None
     assert _numeric_codes(np.array([0.0, 1.0]), np.array([0.0, 1.0]), None) is None
     assert _numeric_codes(np.array([0, 2**60]), np.array([0, 1]), [0, 2**60]) is None
+
+
+# ------------------------------------------------------------------------------------------
+# The one-sided lower confidence bound of κ and the reader-audit gate on it
+# ------------------------------------------------------------------------------------------
+
+
+def _tables(kappa: float, margins: list[float], n: int, reps: int, purpose: str) -> np.ndarray:
+    """``reps`` seeded k × k agreement tables of n roots from the population table with equal
+    reader marginals ``margins`` and Cohen's κ ``kappa``: p_ij = (1 − κ)·m_i·m_j + κ·m_i·δ_ij."""
+    m = np.asarray(margins, dtype=float)
+    cells = ((1.0 - kappa) * np.outer(m, m) + kappa * np.diag(m)).ravel()
+    k = len(m)
+    gen = stream(20240611, purpose)
+    return gen.multinomial(n, cells / cells.sum(), size=reps).reshape(reps, k, k)
+
+
+def _bounds(tables: np.ndarray, level: float) -> np.ndarray:
+    """The bound of each table (vectorised); NaN where κ is undefined (P_e = 1)."""
+    n = int(tables[0].sum())
+    p_e = np.einsum("ri,ri->r", tables.sum(axis=2), tables.sum(axis=1)) / float(n * n)
+    defined = p_e < 1.0 - 1e-12
+    out = kappa_lower_bounds(
+        np.trace(tables, axis1=1, axis2=2), n, np.where(defined, p_e, 0.0), level
+    )
+    return np.where(defined, out, np.nan)
+
+
+def test_lower_bound_is_the_clopper_pearson_bound_mapped_through_the_chance_correction() -> None:
+    for x, n, p_e, level in ((30, 40, 0.5, 0.95), (7, 12, 0.62, 0.9), (199, 200, 0.3, 0.99)):
+        # scipy's two-sided exact interval at 2·level − 1 has the one-sided bound at level
+        two = stats.binomtest(x, n).proportion_ci(confidence_level=2 * level - 1)
+        expected = (two.low - p_e) / (1 - p_e)
+        assert kappa_lower_bound(x, n, p_e, level) == pytest.approx(expected, abs=1e-12)
+    # no agreement at all: P_o,L = 0, clipped at −1
+    assert kappa_lower_bound(0, 40, 0.5) == -1.0
+    assert kappa_lower_bound(0, 40, 0.25) == pytest.approx(-1 / 3, abs=1e-15)
+
+
+def test_kappa_hat_one_gets_a_finite_bound_below_one() -> None:
+    res = cohens_kappa_from_table([[20, 0], [0, 20]])
+    assert res.kappa == 1.0 and res.ci_low == res.ci_high == 1.0  # the interval collapses
+    bound = res.lower_bound(0.95)
+    assert bound == pytest.approx((0.05 ** (1 / 40) - 0.5) / 0.5, abs=1e-12)
+    assert 0.0 < bound < 1.0
+    assert math.isfinite(bound)
+    assert kappa_lower_bound(200, 200, 0.5, 0.95) > bound  # more roots, tighter
+    # a 3-category table with every root agreed
+    assert 0.0 < cohens_kappa([0, 1, 2] * 10, [0, 1, 2] * 10).lower_bound() < 1.0
+
+
+def test_lower_bound_is_deterministic_and_equal_on_every_path() -> None:
+    a = [0, 1, 1, 0, 1, 0, 0, 1, 1, 1] * 5
+    b = [0, 1, 0, 0, 1, 1, 0, 1, 1, 1] * 5
+    lists = cohens_kappa(a, b)
+    arrays = cohens_kappa(np.array(a), np.array(b), categories=[0, 1])
+    table = cohens_kappa_from_table(np.asarray(lists.table))
+    bounds = {r.lower_bound(0.95) for r in (lists, arrays, table)}
+    assert len(bounds) == 1
+    bound = bounds.pop()
+    assert bound.hex() == cohens_kappa(a, b).lower_bound(0.95).hex()  # byte-identical
+    vec = kappa_lower_bounds(
+        np.array([lists.agreements]), 50, np.array([lists.expected_agreement]), 0.95
+    )
+    assert float(vec[0]) == bound
+    assert lists.agreements == sum(x == y for x, y in zip(a, b, strict=True))
+
+
+# Coverage points (κ, n, reader marginals): the reader model's balanced binary case at the
+# audit's small n, skewed and 3- and 4-category marginals, a large n and a κ near 1.
+COVERAGE_POINTS = [
+    (0.5, 40, [0.5, 0.5]),
+    (0.6, 40, [0.5, 0.5]),
+    (0.9, 40, [0.5, 0.5]),
+    (0.5, 40, [0.8, 0.2]),
+    (0.3, 20, [0.9, 0.1]),
+    (0.7, 100, [0.6, 0.3, 0.1]),
+    (0.5, 60, [0.25, 0.25, 0.25, 0.25]),
+    (0.8, 200, [0.7, 0.3]),
+]
+
+
+@pytest.mark.parametrize(("kappa", "n", "margins"), COVERAGE_POINTS)
+def test_one_sided_bound_covers_the_true_kappa(kappa: float, n: int, margins: list[float]) -> None:
+    """P(κ_L ≤ κ) ≥ 0.95 within 3 Monte Carlo standard errors (20,000 seeded tables)."""
+    reps = 20_000
+    tables = _tables(kappa, margins, n, reps, f"coverage/{kappa}/{n}/{margins}")
+    bounds = _bounds(tables, 0.95)
+    defined = ~np.isnan(bounds)
+    covered = float(np.mean(bounds[defined] <= kappa))
+    se = math.sqrt(0.95 * 0.05 / int(defined.sum()))
+    assert covered >= 0.95 - 3 * se, covered
+
+
+def test_bound_gate_passes_an_instrument_at_kappa_half_at_most_five_percent() -> None:
+    """The issue's case: true κ 0.5, 40 roots, gate 0.6. The point-estimate gate passes it in
+    about 23 % of audits; the gate on the one-sided 95 % bound in at most 5 % (measured 0.5 %)."""
+    reps = 20_000
+    r = (1 + math.sqrt(0.5)) / 2  # the reader model's rate for κ = 0.5 (binary)
+    assert expected_kappa(r, 2) == pytest.approx(0.5)
+    tables = _tables(0.5, [0.5, 0.5], 40, reps, "gate/kappa-0.5")
+    n = 40
+    p_o = np.trace(tables, axis1=1, axis2=2) / n
+    p_e = np.einsum("ri,ri->r", tables.sum(axis=2), tables.sum(axis=1)) / float(n * n)
+    point = float(np.mean((p_o - p_e) / (1 - p_e) >= 0.6))
+    bound = float(np.mean(_bounds(tables, 0.95) >= 0.6))
+    se = math.sqrt(0.05 * 0.95 / reps)
+    assert 0.18 < point < 0.28  # the defect the bound removes
+    assert bound + 3 * se <= 0.05
+    assert bound <= 0.02
+    # the same through the gate object on a few of those tables
+    for t in tables[:200]:
+        res = cohens_kappa_from_table(t)
+        assert AuditGate(0.6).evaluate(res).passed == (res.lower_bound(0.95) >= 0.6)

@@ -120,7 +120,8 @@ def test_model_only_roots_feed_no_human_stream() -> None:
     run = _run()
     for m in np.linspace(0.2, 0.9, 30).tolist():
         run.step(m, None)
-    assert (run.registered.model.t, run.registered.human.t) == (30, 0)
+    low = run.registered.lower_tracker
+    assert (low.model.t, low.human.t) == (30, 0) and not run.registered.split
     assert run.registered.human_bounds == (0.0, 1.0)
     assert run.registered.model_bounds != (0.0, 1.0)
     assert run.state_labels()["registered"] == "CONTINUE"

@@ -222,7 +222,8 @@ def test_replace_and_foreign_rows_are_refused_by_the_schema(tmp_path: Path) -> N
         )
     with pytest.raises(sqlite3.IntegrityError, match="cannot be replaced"):
         conn.execute(
-            "INSERT OR REPLACE INTO commits SELECT 2, manifest, root_id, 0, NULL, 's' FROM commits"
+            "INSERT OR REPLACE INTO commits SELECT 2, manifest, root_id, 0, 0, NULL, NULL, 's' "
+            "FROM commits"
         )
     with pytest.raises(sqlite3.IntegrityError, match="another manifest"):
         conn.execute(
@@ -231,7 +232,9 @@ def test_replace_and_foreign_rows_are_refused_by_the_schema(tmp_path: Path) -> N
     with pytest.raises(sqlite3.IntegrityError, match="exactly one manifest"):
         conn.execute("INSERT INTO manifest VALUES (?, '{}')", ("ee" * 32,))
     with pytest.raises(sqlite3.IntegrityError, match="contiguous prefix"):
-        conn.execute("INSERT INTO commits SELECT 3, hash, 'root-9', 0, NULL, 's' FROM manifest")
+        conn.execute(
+            "INSERT INTO commits SELECT 3, hash, 'root-9', 0, 0, NULL, NULL, 's' FROM manifest"
+        )
     conn.close()
     with Ledger.open(path, MANIFEST) as led:
         a = led.answer(key)
@@ -254,13 +257,22 @@ def test_commits_form_a_contiguous_prefix(tmp_path: Path) -> None:
             led.commit_root(2, "root-2", 1.5, None, "s")
         with pytest.raises(InputError, match="'h'"):
             led.commit_root(2, "root-2", 0.5, float("nan"), "s")
+        with pytest.raises(InputError, match="lower <= upper"):
+            led.commit_root(2, "root-2", (0.5, 0.25), None, "s")
         led.commit_root(2, "root-2", 0.25, 1.0, "s2")
+        led.commit_root(3, "root-3", (0.25, 0.75), (0.0, 0.5), "s3")
     with Ledger.open(tmp_path, MANIFEST) as led:
-        assert led.next_seq == 3
-        got = [(c.seq, c["root_id"], c.m, c.h, c.state) for c in led.committed()]
-        assert got == [(1, "root-1", 0.5, None, "s1"), (2, "root-2", 0.25, 1.0, "s2")]
-        with pytest.raises(LedgerError, match="next commit is seq 3"):
-            led.commit_root(4, "root-4", 0.5, None, "s")
+        assert led.next_seq == 4
+        got = [
+            (c.seq, c["root_id"], c.m_lo, c.m_hi, c.h_lo, c.h_hi, c.state) for c in led.committed()
+        ]
+        assert got == [
+            (1, "root-1", 0.5, 0.5, None, None, "s1"),
+            (2, "root-2", 0.25, 0.25, 1.0, 1.0, "s2"),
+            (3, "root-3", 0.25, 0.75, 0.0, 0.5, "s3"),
+        ]
+        with pytest.raises(LedgerError, match="next commit is seq 4"):
+            led.commit_root(5, "root-5", 0.5, None, "s")
 
 
 # ---- the cache -------------------------------------------------------------------------------

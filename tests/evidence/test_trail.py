@@ -30,10 +30,15 @@ def _trail(seed: int, n: int, hybrid: bool) -> EvidenceTrail:
         t: tuple(LABELS[int(x)] for x in np.minimum(np.cumsum(rng.random(n) < 0.02), 3))
         for t in TRACKS
     }
+    m = rng.random(n) * rng.choice([1.0, 1e-300, 1e300], size=n)
+    wide = rng.random(n) < 0.2  # some values bounded both ways
+    h_hi = np.where(rng.random(n) < 0.2, np.minimum(h + 0.25, 1.0), h)
     return EvidenceTrail(
         root_ids=ids,
-        m=rng.random(n) * rng.choice([1.0, 1e-300, 1e300], size=n),
-        h=h,
+        m_lo=m,
+        m_hi=np.where(wide, m + 0.125, m),
+        h_lo=h,
+        h_hi=h_hi,
         model_judgments=rng.integers(0, 20, size=n),
         human_judgments=rng.integers(0, 4, size=n),
         model_bounds=pairs(),
@@ -69,6 +74,8 @@ def test_rows_on_demand_and_the_sequence_protocol() -> None:
         trail[-51]
     row = trail[3]
     assert row["H"] is None or isinstance(row["H"], float)
+    assert row["M_lo"] <= row["M"] <= row["M_hi"]
+    assert (row["H"] is None) == (row["H_lo"] is None) == (row["H_hi"] is None)
     assert isinstance(row["model_judgments"], int) and isinstance(row["model_bounds"], list)
 
 
@@ -101,7 +108,7 @@ def test_columns_of_the_wrong_shape_are_refused() -> None:
     trail = _trail(5, 10, hybrid=False)
     with pytest.raises(ValueError, match="model_bounds"):
         EvidenceTrail(**{**trail.__dict__, "model_bounds": np.zeros((9, 2))})
-    with pytest.raises(ValueError, match="m: expected"):
-        EvidenceTrail(**{**trail.__dict__, "m": np.zeros(11)})
+    with pytest.raises(ValueError, match="m_lo: expected"):
+        EvidenceTrail(**{**trail.__dict__, "m_lo": np.zeros(11)})
     with pytest.raises(ValueError, match="states"):
         EvidenceTrail(**{**trail.__dict__, "states": {"registered": ("CONTINUE",)}})

@@ -171,6 +171,7 @@ def test_verdict_and_bounds_rebuilt_from_evidence_alone(run: Path) -> None:
 def test_readers_at_chance_make_the_instrument_invalid(tmp_path: Path) -> None:
     cfg = small_engine()
     cfg["human"]["audit"]["reconstruction_rate"] = 0.5
+    cfg["human"]["audit"]["roots"] = 200  # registered: no size can pass readers at chance
     path = tmp_path / "chance.json"
     path.write_text(json.dumps(cfg))
     out = tmp_path / "out"

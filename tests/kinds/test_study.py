@@ -163,7 +163,12 @@ def test_refused_pairs_listed(done: tuple[Path, Path]) -> None:
     assert (v["gates"]["total"], v["gates"]["admitted"], v["gates"]["refused"]) == (31, 30, 1)
     assert v["coverage"]["rows_on_refused_roots"] == 6
     assert v["coverage"]["roots_with_rows_refused"] == 1
-    assert v["policy"] == {"tie": "half", "invalid": "against_claim", "missing": "against_claim"}
+    assert v["policy"] == {
+        "model_observation": "choice",
+        "tie": "half",
+        "invalid": "bounded",
+        "missing": "bounded",
+    }
 
 
 def test_data_file_hashes_in_provenance(done: tuple[Path, Path]) -> None:
@@ -364,7 +369,8 @@ def test_exported_engine_evidence_round_trips(tmp_path: Path) -> None:
     ]
     (folder / "pairs.jsonl").write_text(pairs_jsonl(stimuli))
     (folder / "judgments.csv").write_bytes(judgments_from_evidence(rows).to_csv_bytes())
-    audit = simulate_reader_audit(30, 0.97, stream(SEED, "tests/study/round-trip-audit"))
+    # 60 roots: the gate is on the kappa lower bound (0.66 here, kappa 0.83; 30 roots give 0.44)
+    audit = simulate_reader_audit(60, 0.97, stream(SEED, "tests/study/round-trip-audit"))
     data = json.loads(cfg.read_text())
     (folder / "readings.csv").write_bytes(readings_from_audit(audit).to_csv_bytes())
     data["humans"] = {}

@@ -55,6 +55,7 @@ def _go(prefix: tuple[Any, Any], cap: int, seed: int = 1, reps: int = 200, **kw:
         "human_coverage": 0.6,
         "replicates": reps,
         "max_extra_roots": cap,
+        "method": "sheets",
     }
     args.update(kw)
     return roots_to_go(prefix[0], prefix[1], rng=stream(seed, "tests/continuation"), **args)
@@ -138,3 +139,50 @@ def test_spread_first_copies_replicate_zero(construction: str) -> None:
     scalar.update(1.0, 0.0)
     assert np.all(bt.h_lo == bt.h_lo[0])
     np.testing.assert_allclose([bt.h_lo[0], bt.h_hi[0]], scalar.h_interval, rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["sheets", "bootstrap"])
+@pytest.mark.parametrize("cap", [10, 60, 600])
+def test_shares_sum_to_one_with_no_verdict_within_n(method: str, cap: int) -> None:
+    """Every outcome, "no verdict within N" (INCONCLUSIVE) among them, sums to 1, and that
+    share is 1 − P(a verdict); a quantile beyond N is None."""
+    r = _go(_prefix(30), cap, method=method)
+    assert r.method == method
+    shares = {k: q.value for k, q in r.verdicts.items()}
+    assert set(shares) == {
+        "EFFECT_SUPPORTED",
+        "NO_POSITIVE_EFFECT",
+        "BELOW_PRACTICAL_THRESHOLD",
+        "INCONCLUSIVE",
+    }
+    assert sum(shares.values()) == pytest.approx(1.0, abs=1e-12)
+    assert shares["INCONCLUSIVE"] == pytest.approx(1.0 - r.p_verdict.value, abs=1e-12)
+    q = r.quantiles_extra_roots
+    beyond = [k for k, v in q.items() if v is None]
+    # the quantiles at or above 1 − share(beyond N) are the ones reported beyond N
+    assert all(float(k[1:]) / 100 > r.p_verdict.value - 1e-9 for k in beyond)
+    assert all(v <= cap for v in q.values() if v is not None)
+
+
+def test_bootstrap_is_the_default_with_a_prefix_and_needs_one() -> None:
+    prefix = _prefix(25)
+    r = _go(prefix, 200, method=None)
+    assert r.method == "bootstrap"
+    assert _go(prefix, 200, method=None) == r  # seeded
+    empty = (np.zeros(0), np.zeros(0))
+    assert _go(empty, 50, method=None).method == "sheets"
+    with pytest.raises(InputError) as err:
+        _go(empty, 50, method="bootstrap")
+    assert err.value.parameter == "method"
+    with pytest.raises(InputError):
+        _go(prefix, 50, method="plug-in")
+
+
+def test_bootstrap_worlds_spread_wider_than_the_plug_in() -> None:
+    """Each bootstrap replicate continues in its own resampled world, so the extra roots
+    spread wider than continuations from the observed rows taken as the truth."""
+    prefix = _prefix(40)
+    boot = _go(prefix, 2000, method="bootstrap", reps=400)
+    q = boot.quantiles_extra_roots
+    assert q["q10"] is not None and q["q90"] is not None
+    assert q["q90"] / q["q10"] > 2.0

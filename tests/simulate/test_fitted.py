@@ -8,7 +8,7 @@ import pytest
 from verdictpack._errors import InputError
 from verdictpack.config._blocks import PanelSpec
 from verdictpack.core._estimates import estimate_panel
-from verdictpack.simulate._fitted import RATE_FLOOR, fitted_panel_block
+from verdictpack.simulate._fitted import RATE_FLOOR, fitted_panel_block, fitted_panel_record
 from verdictpack.simulate._judges import JudgeSheet, Panel, null_scenario, simulate_choices
 
 
@@ -103,3 +103,37 @@ def test_single_judge_uses_the_fallback_correlation() -> None:
     (row,) = block["judges"]
     assert row["baseline_rate"] == pytest.approx(0.75)  # (1 + 0.5) / 2, counterbalanced
     assert row["position_bias"] == pytest.approx(0.25)
+
+
+def test_negative_position_bias_is_kept_as_estimated_and_its_clip_named() -> None:
+    # 20 roots: order 0 prefers 1 time in 4, order 1 prefers 3 times in 4 -> δ̂ = -0.25
+    n = 20
+    root = np.repeat(np.arange(n), 8)
+    order = np.tile([0, 0, 0, 0, 1, 1, 1, 1], n)
+    trial = np.tile([0, 1, 2, 3, 0, 1, 2, 3], n)
+    value = np.tile([1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0], n)
+    est = estimate_panel(root, np.zeros(root.size, int), order, value, names=["a"], trial=trial)
+    record = fitted_panel_record(est, "neg")
+    (row,) = record["estimated"]["judges"]
+    assert row["position_bias"] == pytest.approx(-0.25)  # unclipped
+    low, high = row["position_bias_ci"]
+    assert low <= -0.25 <= high < 0.0
+    assert record["panel"]["judges"][0]["position_bias"] == 0.0  # what the simulator takes
+    (clip,) = [c for c in record["clips"] if c["field"] == "position_bias"]
+    assert clip["judge"] == "a" and clip["estimated"] == pytest.approx(-0.25)
+    assert clip["written"] == 0.0 and "shown first" in clip["reason"]
+    assert fitted_panel_block(est, "neg") == record["panel"]
+    PanelSpec.model_validate(record["panel"])
+
+
+def test_record_clips_exactly_the_fields_the_simulator_needed_changed() -> None:
+    _, est = _estimates()
+    record = fitted_panel_record(est, "fitted")
+    negative = [n for n, b in zip(est.names, est.position_biases, strict=True) if b.bias < 0]
+    assert [(c["judge"], c["field"]) for c in record["clips"]] == [
+        (n, "position_bias") for n in negative
+    ]
+    assert record["estimated"]["latent_correlation"] == est.latent.rho
+    assert [j["position_bias"] for j in record["estimated"]["judges"]] == [
+        b.bias for b in est.position_biases
+    ]

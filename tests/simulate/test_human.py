@@ -20,9 +20,12 @@ from verdictpack.core._scales import p_from_h
 from verdictpack.simulate._human import (
     AuditGate,
     HumanLayerCost,
+    simulate_audit_pass_probability,
     simulate_baseline_power,
+    simulate_gate_pass_rate,
     simulate_reader_audit,
     size_human_baseline,
+    size_reader_audit,
 )
 
 
@@ -78,24 +81,32 @@ def test_simulated_audit_is_deterministic_and_gated() -> None:
     assert a1 == a2
     assert a1.reader_a != simulate_reader_audit(200, 0.92, stream(2, "audit")).reader_a
     decision = AuditGate().evaluate(a1)
-    assert decision.passed == (a1.kappa.kappa >= 0.60)
+    assert decision.passed == (a1.kappa.lower_bound(0.95) >= 0.60)
+    assert float(decision.lower_bound) == a1.kappa.lower_bound(0.95) < a1.kappa.kappa
     assert decision.readings == 400 and decision.n_roots == 200
-    assert decision.gated_on == "point_estimate"
+    assert decision.gated_on == "lower_bound"
+    assert decision.bound_level == 0.95 and decision.bound_method == "clopper_pearson_agreement"
     assert decision.ci_low.basis == "closed_form" and decision.kappa.basis == "exact"
+    assert decision.lower_bound.basis == "closed_form"
+    table = np.zeros((2, 2), dtype=int)
+    np.add.at(table, (np.asarray(a1.reader_a), np.asarray(a1.reader_b)), 1)
+    assert decision.agreement_table == tuple(tuple(int(v) for v in row) for row in table)
+    assert decision.agreements == int(np.trace(table))
     dump_json(decision)  # serialisable, no NaN
 
 
-def test_audit_gate_gates_the_point_estimate_not_the_interval() -> None:
-    # κ̂ = 0.64 (> 0.60) with a lower bound well below 0.60: passes on the point estimate
+def test_audit_gate_gates_the_lower_bound_not_the_point_estimate() -> None:
+    # κ̂ = 0.64 (> 0.60) but its one-sided 95 % lower bound is 0.49: fails on the bound
     res = cohens_kappa_from_table([[41, 9], [9, 41]])
     assert res.kappa == pytest.approx(0.64)
-    assert res.ci_low < 0.60
-    assert AuditGate(0.60).evaluate(res).passed
-    # κ̂ = 0.56 (< 0.60) with an upper bound above 0.60: fails
-    low = cohens_kappa_from_table([[39, 11], [11, 39]])
-    assert low.kappa == pytest.approx(0.56) and low.ci_high > 0.60
-    assert not AuditGate(0.60).evaluate(low).passed
-    assert AuditGate(0.5).evaluate(low).passed
+    decision = AuditGate(0.60).evaluate(res)
+    assert not decision.passed and float(decision.lower_bound) < 0.60 < float(decision.kappa)
+    assert AuditGate(0.45).evaluate(res).passed
+    # κ̂ = 0.84, bound 0.72: passes a 0.70 gate, fails a 0.75 gate; a lower level passes it
+    high = cohens_kappa_from_table([[46, 4], [4, 46]])
+    assert AuditGate(0.70).evaluate(high).passed
+    assert not AuditGate(0.75).evaluate(high).passed
+    assert high.lower_bound(0.60) > 0.75 and AuditGate(0.75, 0.60).evaluate(high).passed
 
 
 def test_readers_at_chance_fail_the_gate_and_good_readers_pass() -> None:
@@ -239,7 +250,17 @@ REFUSALS = [
     ("rng", lambda: simulate_reader_audit(10, 0.9, 42)),
     ("kappa_min", lambda: AuditGate(1.5)),
     ("kappa_min", lambda: AuditGate(float("nan"))),
+    ("kappa_min", lambda: AuditGate(0.0)),
+    ("level", lambda: AuditGate(0.6, 0.5)),
+    ("level", lambda: AuditGate(0.6, 1.0)),
+    ("level", lambda: AuditGate(0.6, float("nan"))),
     ("result", lambda: AuditGate().evaluate(0.7)),
+    ("reconstruction_rate", lambda: size_reader_audit(0.85, AuditGate(0.6), 0.8, 1)),
+    ("pass_probability", lambda: size_reader_audit(0.95, AuditGate(0.6), 1.0, 1)),
+    ("gate", lambda: size_reader_audit(0.95, 0.6, 0.8, 1)),
+    ("max_roots", lambda: size_reader_audit(0.95, AuditGate(0.6), 0.999, 1, max_roots=20)),
+    ("n_roots", lambda: simulate_audit_pass_probability(1, 0.9, AuditGate(), 1)),
+    ("level", lambda: simulate_gate_pass_rate(40, 0.9, 0.6, GEN, level=0.3)),
     ("human_rate", lambda: size_human_baseline(0.0, 0.3, 0.05, 0.8)),
     ("human_rate", lambda: size_human_baseline(1.0, 0.3, 0.05, 0.8)),
     ("threshold_h", lambda: size_human_baseline(0.5, 0.0, 0.05, 0.8)),
@@ -277,7 +298,7 @@ def test_gate_pass_rate_matches_single_audits() -> None:
         simulate_reader_audit,
     )
 
-    n, rate, kmin = 60, 0.78, 0.35
+    n, rate, kmin = 60, 0.85, 0.35
     fast = simulate_gate_pass_rate(n, rate, kmin, _stream(5, "gate/fast"), replicates=4000)
     gen = _stream(5, "gate/slow")
     slow_reps = 600
@@ -291,3 +312,31 @@ def test_gate_pass_rate_matches_single_audits() -> None:
     assert abs(fast.value - p_slow) <= 4 * se
     chance = simulate_gate_pass_rate(200, 0.5, 0.6, _stream(5, "gate/chance"))
     assert chance.value == 0.0
+
+
+def test_table_draws_match_label_draws_of_the_reader_model() -> None:
+    """The sizing's pass probability (one multinomial table per audit) agrees with the label
+    simulation of simulate_gate_pass_rate (the same law, other draws)."""
+    gate = AuditGate(0.35)
+    tables = simulate_audit_pass_probability(60, 0.85, gate, 3, replicates=8000)
+    labels = simulate_gate_pass_rate(60, 0.85, 0.35, stream(3, "gate/labels"), replicates=8000)
+    assert 0.05 < tables.value < 0.95
+    assert abs(tables.value - labels.value) <= 4 * math.hypot(mcse(tables), mcse(labels))
+
+
+def test_reader_audit_sizing_is_the_first_crossing_and_deterministic() -> None:
+    gate = AuditGate(0.6)
+    size = size_reader_audit(0.92, gate, 0.8, seed=4, replicates=2000)
+    assert size == size_reader_audit(0.92, gate, 0.8, seed=4, replicates=2000)
+    assert size.planning_kappa == pytest.approx(expected_kappa(0.92, 2))
+    assert size.pass_probability.value >= 0.8
+    assert size.pass_probability_below is not None
+    assert size.pass_probability_below.value < 0.8
+    assert size.readings == 2 * size.roots
+    # each size has its own stream: re-simulating the chosen size gives the same estimate
+    again = simulate_audit_pass_probability(
+        size.roots, 0.92, gate, 4, replicates=2000, purpose="human/reader-audit-sizing"
+    )
+    assert again == size.pass_probability
+    # far below the size, an instrument at the planning kappa rarely passes
+    assert simulate_audit_pass_probability(40, 0.92, gate, 4).value < 0.3

@@ -26,6 +26,7 @@ _FOUNDATIONS = {
 _AUDIT_MODULES = (
     "_command",
     "_findings",
+    "_kappa_bound",
     "_kinds",
     "_kinds_engine",
     "_kinds_grid",
@@ -35,6 +36,8 @@ _AUDIT_MODULES = (
     "_rederive",
     "_report_map",
     "_report_summary",
+    "_study_judges",
+    "_study_tables",
 )
 
 

@@ -58,3 +58,26 @@ def test_tampered_evidence_row_is_caught(copy_run: Callable[[str], Path]) -> Non
     (run / "evidence.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     report = audit_run(run)
     assert failed(report, "evidence.jsonl $[*].M,H")
+
+
+@pytest.mark.parametrize("plant", ["lower_bound", "passed", "gated_on"])
+def test_planted_reader_audit_gate_is_named(copy_run: Callable[[str], Path], plant: str) -> None:
+    """The self-audit re-derives the kappa lower bound from the agreement table (its own
+    binomial-tail bisection) and checks the gate on it."""
+    run = copy_run("engine")
+
+    def edit(d: Any) -> None:
+        a = d["audit"]
+        if plant == "lower_bound":
+            a["lower_bound"]["value"] += 1e-4
+        elif plant == "passed":
+            a["passed"] = not a["passed"]
+        else:
+            a["gated_on"] = "point_estimate"
+
+    edit_json(run / "results.json", edit)
+    report = audit_run(run)
+    hits = failed(report, f"results.json $.audit.{plant}")
+    assert hits, [f.line() for f in report.failures()]
+    if plant == "lower_bound":
+        assert any("Clopper–Pearson" in f.what for f in hits)

@@ -65,7 +65,7 @@ def _judgments(rng: np.random.Generator, n: int, unjudged: set[int]) -> str:
                         continue  # a missing cell
                     cost = f"{0.01 * (j + 1):.2f}" if j == 0 else ""
                     rows.append([rid, judge, "model", order, _choice(rng, 0.85), 0, cost])
-        humans = int(rng.choice([0, 1, 2, 2, 2, 2]))
+        humans = int(rng.choice([0, 1, *[2] * 10]))
         for k in range(humans):
             rows.append([rid, f"human-{k}", "human", "unknown", _choice(rng, 0.35), 0, ""])
     rng.shuffle(rows)  # file order never matters
@@ -214,7 +214,9 @@ def test_clean_study_audits_pass(study_runs: dict[str, Path], name: str) -> None
     cov = res["coverage"]
     for key in ("model_ties", "model_invalid", "model_missing_cells", "human_missing"):
         assert cov[key] > 0, key
-    assert cov["roots_with_humans"] < cov["roots_entered"] < cov["admitted_roots"]
+    assert cov["roots_with_humans"] < cov["roots_entered"] <= cov["admitted_roots"]
+    # the two unjudged roots: gaps entering with every cell unknown, or after the last judged one
+    assert cov["gap_roots"] + cov["admitted_roots_unjudged"] == 2
     assert (
         "evidence.jsonl $[*].M" in wheres
         and "results.json $.all_data.extension.h_interval" in wheres
@@ -279,3 +281,28 @@ def test_swapped_root_order_is_named(copy_study: Callable[[str], Path]) -> None:
     keyed = [f for f in _failed(report, "root_order.txt") if "keyed-hash" in f.what]
     assert keyed, [f.line() for f in report.failures()]
     assert _failed(report, "judgments.csv"), "the table no longer follows root_order.txt"
+
+
+def test_judges_intervals_are_rederived_with_the_root_as_the_unit(
+    study_runs: dict[str, Path],
+) -> None:
+    report = audit_run(study_runs["keyed"], _config(study_runs["keyed"]))
+    passed = {f.where for f in report.findings if f.status == "pass"}
+    w = "results.json $.judges_report"
+    for key in ("rate_ci[0]", "rate_ci[1]", "position_bias_ci[1]", "rate_design_effect", "roots"):
+        assert f"{w}.judges[0].{key}" in passed, key
+    assert f"{w}.human_rate_ci[0]" in passed
+
+
+def test_tampered_judge_interval_is_named(copy_study: Callable[[str], Path]) -> None:
+    run = copy_study("keyed")
+
+    def edit(d: Any) -> None:
+        j = d["judges_report"]["judges"][0]
+        j["position_bias_ci"] = [j["position_bias_ci"][0] + 0.01, j["position_bias_ci"][1]]
+
+    _edit_json(run / "results.json", edit)
+    _edit_json(run / "judges.json", lambda d: edit({"judges_report": d}))
+    report = audit_run(run)
+    hits = _failed(report, "judges[0].position_bias_ci[0]")
+    assert any("root as the unit" in f.what for f in hits), [f.line() for f in report.failures()]

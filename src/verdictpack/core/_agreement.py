@@ -3,7 +3,24 @@
 κ = (P_o − P_e) / (1 − P_e), P_o the observed agreement and P_e = Σ_c p_a(c)·p_b(c) the agreement
 expected from the two readers' marginals; the standard error is the non-null large-sample one of
 Fleiss, Cohen & Everitt (1969) (:func:`cohens_kappa_from_table`). This is mathematics only; the
-simulated reader-reconstruction audit and its gate live in :mod:`verdictpack.simulate._human`.
+simulated reader-reconstruction audit lives in :mod:`verdictpack.simulate._human`.
+
+The reader-audit gate (:class:`AuditGate`) is on a one-sided lower confidence bound of κ, not on
+κ̂: an instrument at true κ 0.5 passes a 40-root audit with gate 0.6 about 23 % of the time when
+κ̂ is gated, and the asymptotic interval collapses to [1, 1] at κ̂ = 1. The bound
+(:func:`kappa_lower_bound`, method ``clopper_pearson_agreement``) is the exact Clopper–Pearson
+lower bound of the observed agreement P_o (the X agreeing roots of n are Binomial(n, P_o)) mapped
+through the chance correction with the observed P_e:
+
+    κ_L = (B_{1−level}(X, n − X + 1) − P_e) / (1 − P_e),  clipped at −1 (κ_L = (0 − P_e)/(1 − P_e)
+    when X = 0),
+
+B_q(a, b) the q-quantile of Beta(a, b). κ is increasing in P_o at fixed P_e, so the bound is
+exact up to the sampling error of P_e, whose first-order effect ∂κ/∂P_e = −(1 − P_o)/(1 − P_e)²
+vanishes as P_o → 1 and whose variance vanishes at balanced marginals; the conservatism of the
+exact binomial bound absorbed it at every measured point with κ ≥ 0 (coverage and the gate's
+pass rates: ``docs/statistics.md``, "The reader-audit gate"). At κ̂ = 1 (X = n) the bound is
+((1 − level)^{1/n} − P_e)/(1 − P_e) < 1: finite.
 
 Population κ of the simulated reader model (:func:`expected_kappa`). True labels are uniform on k
 categories; each reader independently answers the true label with probability r and otherwise one
@@ -29,14 +46,23 @@ from numpy.typing import NDArray
 from scipy import special
 
 from verdictpack._errors import InputError
-from verdictpack._validate import closed_unit, int_at_least, open_unit
+from verdictpack._results import Quantity, closed_form, exact
+from verdictpack._validate import closed_unit, int_at_least, is_finite_real, open_unit
 
 __all__ = [
+    "KAPPA_BOUND_METHOD",
+    "AuditDecision",
+    "AuditGate",
     "KappaResult",
     "cohens_kappa",
     "cohens_kappa_from_table",
     "expected_kappa",
+    "kappa_lower_bound",
+    "kappa_lower_bounds",
 ]
+
+#: The name of the lower-bound method, as results.json and the reports print it.
+KAPPA_BOUND_METHOD = "clopper_pearson_agreement"
 
 
 def _z_two_sided(level: float) -> float:
@@ -51,7 +77,8 @@ class KappaResult:
     agreement expected from the two readers' marginals. ``se`` is the large-sample standard error
     of Fleiss, Cohen & Everitt (1969), see :func:`cohens_kappa_from_table`. The interval is
     κ ± z_{(1+level)/2}·se clipped to [−1, 1]; its basis is ``closed_form`` (asymptotic normal,
-    not exact). ``n`` is the number of rated roots, ``categories`` the label set in table order.
+    not exact). ``n`` is the number of rated roots, ``categories`` the label set in table order,
+    ``table`` the k × k counts (reader A by rows) the result was computed from.
     """
 
     kappa: float
@@ -64,12 +91,24 @@ class KappaResult:
     ci_high: float
     categories: tuple[Any, ...]
     ci_basis: Literal["closed_form"] = "closed_form"
+    table: tuple[tuple[int, ...], ...] | None = None
 
     def interval(self, level: float) -> tuple[float, float]:
         """The asymptotic interval κ ± z·se at another ``level`` in (0, 1), clipped to [−1, 1]."""
         lev = open_unit("level", level)
         half = _z_two_sided(lev) * self.se
         return (max(-1.0, self.kappa - half), min(1.0, self.kappa + half))
+
+    @property
+    def agreements(self) -> int:
+        """The number of roots on which the two readers agree (the table's diagonal)."""
+        if self.table is not None:
+            return sum(self.table[i][i] for i in range(len(self.table)))
+        return round(self.observed_agreement * self.n)
+
+    def lower_bound(self, level: float = 0.95) -> float:
+        """The one-sided lower confidence bound of κ at ``level`` (:func:`kappa_lower_bound`)."""
+        return kappa_lower_bound(self.agreements, self.n, self.expected_agreement, level)
 
 
 def cohens_kappa_from_table(table: Any, level: float = 0.95) -> KappaResult:
@@ -141,7 +180,126 @@ def _kappa_from_counts(
         ci_low=max(-1.0, kappa - half),
         ci_high=min(1.0, kappa + half),
         categories=categories,
+        table=tuple(tuple(int(v) for v in row) for row in counts.tolist()),
     )
+
+
+def kappa_lower_bounds(
+    agreements: NDArray[np.integer[Any]] | NDArray[np.floating[Any]],
+    n: int | NDArray[np.integer[Any]],
+    expected_agreement: NDArray[np.floating[Any]],
+    level: float,
+) -> NDArray[np.float64]:
+    """:func:`kappa_lower_bound` vectorised over arrays of (agreements, n, P_e), unchecked: the
+    Monte Carlo path of the simulations (the arguments are assumed valid, P_e < 1)."""
+    x = np.asarray(agreements, dtype=np.float64)
+    m = np.broadcast_to(np.asarray(n, dtype=np.float64), x.shape)
+    p_e = np.asarray(expected_agreement, dtype=np.float64)
+    safe_x = np.where(x > 0, x, 1.0)
+    p_lo = np.where(x > 0, special.betaincinv(safe_x, m - x + 1.0, 1.0 - level), 0.0)
+    return np.asarray(np.maximum(-1.0, (p_lo - p_e) / (1.0 - p_e)), dtype=np.float64)
+
+
+def kappa_lower_bound(
+    agreements: int, n: int, expected_agreement: float, level: float = 0.95
+) -> float:
+    """One-sided lower confidence bound of Cohen's κ at ``level`` (method
+    ``clopper_pearson_agreement``): the exact Clopper–Pearson lower bound of the observed
+    agreement, B_{1−level}(X, n − X + 1) (0 when X = 0), mapped through the chance correction,
+    κ_L = (P_o,L − P_e) / (1 − P_e), clipped at −1. ``agreements`` X of ``n`` rated roots agree;
+    ``expected_agreement`` P_e ∈ [0, 1) is the observed chance agreement Σ_c p_a(c)·p_b(c).
+
+    Finite below 1 even at κ̂ = 1: ((1 − level)^{1/n} − P_e) / (1 − P_e). Why a bound and why this
+    one: module docstring. InputError names the argument refused (n < 1, X outside 0..n, P_e
+    outside [0, 1), level outside (0.5, 1)).
+    """
+    m = int_at_least("n", n, 1)
+    x = int_at_least("agreements", agreements, 0)
+    if x > m:
+        raise InputError("agreements", f"an integer from 0 to n ({m})", agreements)
+    if not is_finite_real(expected_agreement) or not 0.0 <= float(expected_agreement) < 1.0:
+        raise InputError("expected_agreement", "a number in [0, 1)", expected_agreement)
+    lev = _bound_level(level)
+    out = kappa_lower_bounds(np.array([x]), m, np.array([float(expected_agreement)]), lev)
+    return float(out[0])
+
+
+def _bound_level(level: Any) -> float:
+    if not is_finite_real(level) or not 0.5 < float(level) < 1.0:
+        raise InputError("level", "a confidence level in (0.5, 1)", level)
+    return float(level)
+
+
+@dataclass(frozen=True)
+class AuditDecision:
+    """The reader-audit gate's decision: passed iff the one-sided lower confidence bound of κ at
+    ``bound_level`` reaches ``kappa_min`` (``gated_on`` "lower_bound").
+
+    Why on a bound: gating κ̂ passes an instrument at true κ 0.5 in 23 % of 40-root audits at
+    gate 0.6; with a valid bound the pass rate of any instrument below the gate is at most
+    1 − ``bound_level``. ``kappa`` is the point estimate (exact from the readings),
+    ``lower_bound`` the bound (method ``bound_method``; closed form), ``ci_low``..``ci_high`` the
+    two-sided asymptotic interval at ``level`` (reported, not gated). ``agreements`` of
+    ``n_roots`` roots agree, ``expected_agreement`` is P_e. ``readings`` = 2N touches.
+    """
+
+    passed: bool
+    kappa: Quantity
+    kappa_min: float
+    ci_low: Quantity
+    ci_high: Quantity
+    level: float
+    n_roots: int
+    readings: int
+    se: float
+    agreement_table: tuple[tuple[int, ...], ...] | None
+    lower_bound: Quantity
+    bound_level: float
+    bound_method: str
+    agreements: int
+    expected_agreement: float
+    gated_on: Literal["lower_bound"] = "lower_bound"
+
+
+@dataclass(frozen=True)
+class AuditGate:
+    """Instrument-validity gate: the reader audit passes when the one-sided lower confidence
+    bound of κ at ``level`` (default 0.95, in (0.5, 1)) reaches ``kappa_min`` (default 0.60, in
+    (0, 1)). The gate is on the bound, not on κ̂, so that an instrument whose true κ is below
+    ``kappa_min`` passes with probability at most about 1 − ``level`` (module docstring)."""
+
+    kappa_min: float = 0.60
+    level: float = 0.95
+
+    def __post_init__(self) -> None:
+        if not is_finite_real(self.kappa_min) or not 0.0 < float(self.kappa_min) < 1.0:
+            raise InputError("kappa_min", "a number in (0, 1)", self.kappa_min)
+        _bound_level(self.level)
+
+    def evaluate(self, result: Any) -> AuditDecision:
+        """Gate a :class:`KappaResult` (or any object whose ``kappa`` is one, e.g. a simulated
+        reader audit)."""
+        k = result if isinstance(result, KappaResult) else getattr(result, "kappa", None)
+        if not isinstance(k, KappaResult):
+            raise InputError("result", "a KappaResult or a reader audit", type(result).__name__)
+        bound = k.lower_bound(self.level)
+        return AuditDecision(
+            passed=bool(bound >= self.kappa_min),
+            kappa=exact(k.kappa),
+            kappa_min=float(self.kappa_min),
+            ci_low=closed_form(k.ci_low),
+            ci_high=closed_form(k.ci_high),
+            level=k.level,
+            n_roots=k.n,
+            readings=2 * k.n,
+            se=k.se,
+            agreement_table=k.table,
+            lower_bound=closed_form(bound),
+            bound_level=float(self.level),
+            bound_method=KAPPA_BOUND_METHOD,
+            agreements=k.agreements,
+            expected_agreement=k.expected_agreement,
+        )
 
 
 def _sort_key(label: Any) -> tuple[str, str]:

@@ -8,10 +8,22 @@ them (M_i, H_i) pairs in the registered order and freezes each track's state -- 
 interval and bounds -- the first time it reaches a verdict; it never decides when to stop, which
 stays with the caller (the engine stops at the registered verdict; a study on real data also
 reads on to the end of the data it already holds, for the interval over all of it).
+
+**Bounded values.** A root's M_i and H_i may be intervals [lo, hi] (an unknown answer bounded
+both ways, :mod:`verdictpack.evidence._assemble`). Each tracker then runs as two: one fed
+(M_lo, H_hi), whose model lower end, human upper end and D lower end (D from M_lo − H_hi) it
+keeps, and one fed (M_hi, H_lo), for the model upper, human lower and D upper ends. The
+e-processes are monotone in the observations (each factor 1 ± λ(x − m) moves one way in x), so
+each end so computed lies beyond the end that the full, valid answers would have given: every
+end keeps its level whatever the unknowns were, and the h-interval composed from the ends (the
+corners or the hybrid polygon) keeps the error per side. With no interval value the two
+trackers coincide and a single one runs (:class:`BoundedHTracker` splits at the first interval).
 """
 
 from __future__ import annotations
 
+import copy
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -20,11 +32,30 @@ import numpy as np
 from numpy.typing import NDArray
 
 from verdictpack._errors import InputError
-from verdictpack.core._hinterval import VERDICT_CODES, classify, classify_codes
-from verdictpack.core._mixture import MixtureSpec
+from verdictpack.core._hinterval import (
+    VERDICT_CODES,
+    _corners_py,
+    _hybrid_py,
+    classify,
+    classify_codes,
+    corners_h_interval,
+    hybrid_h_interval,
+)
+from verdictpack.core._mixture import MixtureCS, MixtureSpec
 from verdictpack.core._tracker import BatchHTracker, HTracker
 
-__all__ = ["TRACKS", "TrackResult", "TrackRun", "TrackTrace", "track_state"]
+__all__ = [
+    "TRACKS",
+    "BoundedHTracker",
+    "TrackResult",
+    "TrackRun",
+    "TrackTrace",
+    "Value",
+    "track_state",
+]
+
+Value = float | tuple[float, float]
+"""A root's stream value: a number, or bounds (lower, upper) on an unknown one."""
 
 TRACKS = ("registered", "extension", "comparison")
 
@@ -46,8 +77,107 @@ class TrackResult:
     error_per_side: float
 
 
+def _pair(v: Value) -> tuple[float, float]:
+    if isinstance(v, tuple):
+        return float(v[0]), float(v[1])
+    return float(v), float(v)
+
+
+class BoundedHTracker:
+    """An :class:`HTracker` over bounded values (module docstring): one tracker while every
+    value is a number, two from the first interval on (a copy of the first at that moment)."""
+
+    def __init__(self, construction: str, alpha: float, spec: MixtureSpec, threshold: float):
+        self._a = HTracker(construction, alpha, spec, threshold)
+        self._b: HTracker | None = None
+        self._h = (-math.pi, math.pi)
+        self._empty = False
+
+    @property
+    def construction(self) -> str:
+        return self._a.construction
+
+    @property
+    def threshold(self) -> float:
+        return self._a.threshold
+
+    @property
+    def error_per_side(self) -> float:
+        return self._a.error_per_side
+
+    @property
+    def stream_alphas(self) -> dict[str, float]:
+        return self._a.stream_alphas
+
+    @property
+    def n_roots(self) -> int:
+        return self._a.n_roots
+
+    @property
+    def split(self) -> bool:
+        """True once some value was an interval (two trackers run)."""
+        return self._b is not None
+
+    @property
+    def lower_tracker(self) -> HTracker:
+        """The tracker fed (M_lo, H_hi): the model stream itself while nothing is bounded."""
+        return self._a
+
+    @property
+    def model(self) -> MixtureCS:
+        """The model stream fed the lower values (all of it while nothing is bounded): its
+        ``log_e_upper`` is the evidence above a mean that holds whatever the unknowns were."""
+        return self._a.model
+
+    @property
+    def model_bounds(self) -> tuple[float, float]:
+        b = self._b or self._a
+        return self._a.model_bounds[0], b.model_bounds[1]
+
+    @property
+    def human_bounds(self) -> tuple[float, float]:
+        b = self._b or self._a
+        return b.human_bounds[0], self._a.human_bounds[1]
+
+    @property
+    def diff_bounds(self) -> tuple[float, float] | None:
+        lo, hi = self._a.diff_bounds, (self._b or self._a).diff_bounds
+        return None if lo is None or hi is None else (lo[0], hi[1])
+
+    @property
+    def h_interval(self) -> tuple[float, float]:
+        return self._a.h_interval if self._b is None else self._h
+
+    def update(self, m: Value, h: Value | None = None) -> None:
+        """Consume one root: M_i and (when the root has one) H_i, each a number or bounds."""
+        m_lo, m_hi = _pair(m)
+        hp = None if h is None else _pair(h)
+        b = self._b
+        if b is None:
+            if m_lo == m_hi and (hp is None or hp[0] == hp[1]):
+                self._a.update(m_lo, None if hp is None else hp[0])
+                return
+            b = self._b = copy.deepcopy(self._a)
+            self._h = self._a.h_interval
+        self._a.update(m_lo, None if hp is None else hp[1])
+        b.update(m_hi, None if hp is None else hp[0])
+        if self._empty:
+            return
+        lm, um = self.model_bounds
+        lh, uh = self.human_bounds
+        d = self.diff_bounds
+        if d is None:
+            lo, hi, empty = _corners_py(lm, um, lh, uh)
+        else:
+            lo, hi, empty = _hybrid_py(lm, um, lh, uh, d[0], d[1])
+        if empty:
+            self._empty = True
+        else:
+            self._h = (lo, hi)
+
+
 def track_state(
-    tracker: HTracker, verdict: str, root: int | None, track: str, claim: str
+    tracker: HTracker | BoundedHTracker, verdict: str, root: int | None, track: str, claim: str
 ) -> TrackResult:
     """A track's verdict with the interval and bounds as they stand now."""
     has = tracker.n_roots > 0
@@ -85,17 +215,17 @@ class TrackRun:
         extension_h: float,
         claims: Mapping[str, str],
     ) -> None:
-        self.trackers: dict[str, HTracker] = {
-            "registered": HTracker(construction, alpha, spec, threshold_h),
-            "extension": HTracker(construction, alpha, spec, extension_h),
-            "comparison": HTracker(other, alpha, spec, threshold_h),
+        self.trackers: dict[str, BoundedHTracker] = {
+            "registered": BoundedHTracker(construction, alpha, spec, threshold_h),
+            "extension": BoundedHTracker(construction, alpha, spec, extension_h),
+            "comparison": BoundedHTracker(other, alpha, spec, threshold_h),
         }
         self.claims = MappingProxyType({t: claims[t] for t in TRACKS})
         self._verdicts: dict[str, TrackResult] = {}
         self.roots = 0
 
     @property
-    def registered(self) -> HTracker:
+    def registered(self) -> BoundedHTracker:
         return self.trackers["registered"]
 
     @property
@@ -108,8 +238,9 @@ class TrackRun:
         """True once the registered track has its verdict."""
         return "registered" in self._verdicts
 
-    def step(self, m: float, h: float | None, at_cap: bool = False) -> None:
-        """Feed one root to every tracker; freeze the tracks reaching a verdict on it."""
+    def step(self, m: Value, h: Value | None, at_cap: bool = False) -> None:
+        """Feed one root to every tracker (each value a number or bounds); freeze the tracks
+        reaching a verdict on it."""
         for tracker in self.trackers.values():
             tracker.update(m, h)
         self.roots += 1
@@ -146,6 +277,31 @@ class TrackRun:
         }
 
 
+def _compose(
+    lower: NDArray[np.float64], upper: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Bounds and h-interval trajectories from the lower-end trace (fed M_lo, H_hi) and the
+    upper-end trace (fed M_hi, H_lo): each end taken from the trace that bounds it (module
+    docstring), the interval composed as :class:`HTracker` composes it, frozen from the first
+    empty region on (possible only on a miscovering path)."""
+    b = lower.copy()
+    b[:, 1] = upper[:, 1]  # model upper
+    b[:, 2] = upper[:, 2]  # human lower
+    if b.shape[1] > 4:
+        b[:, 5] = upper[:, 5]  # D upper ((D + 1) / 2 scale)
+        lo, hi, empty = hybrid_h_interval(
+            b[:, 0], b[:, 1], b[:, 2], b[:, 3], 2.0 * b[:, 4] - 1.0, 2.0 * b[:, 5] - 1.0
+        )
+    else:
+        lo, hi, empty = corners_h_interval(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+    hits = np.flatnonzero(empty)
+    if hits.size:
+        k = int(hits[0])
+        lo[k:] = lo[k - 1] if k > 0 else -math.pi
+        hi[k:] = hi[k - 1] if k > 0 else math.pi
+    return b, lo, hi
+
+
 class TrackTrace:
     """The three tracks over a whole stream at once: the compiled kernel's trajectory of each.
 
@@ -171,20 +327,48 @@ class TrackTrace:
         m: NDArray[np.float64],
         h: NDArray[np.float64],
         cap: int,
+        *,
+        m_upper: NDArray[np.float64] | None = None,
+        h_upper: NDArray[np.float64] | None = None,
     ) -> None:
         m = np.asarray(m, np.float64)
         h = np.asarray(h, np.float64)
+        mu = m if m_upper is None else np.asarray(m_upper, np.float64)
+        hu = h if h_upper is None else np.asarray(h_upper, np.float64)
         present = ~np.isnan(h)
-        bad = ~(np.isfinite(m) & (m >= 0) & (m <= 1)) | (present & ~((h >= 0) & (h <= 1)))
-        if m.shape != h.shape or m.ndim != 1 or bad.any():
-            raise InputError("m, h", "two 1-d arrays of values in [0, 1] (h NaN: no human)", None)
+        shapes_ok = m.ndim == 1 and m.shape == h.shape == mu.shape == hu.shape
+        if not shapes_ok:
+            raise InputError("m, h", "1-d arrays of one length (h NaN: no human)", None)
+        bad = (
+            ~(np.isfinite(m) & (m >= 0) & (m <= mu) & (mu <= 1))
+            | (present & ~((h >= 0) & (h <= hu) & (hu <= 1)))
+            | (present != ~np.isnan(hu))
+        )
+        if bad.any():
+            raise InputError(
+                "m, h",
+                "values in [0, 1], each lower value at most its upper one (h NaN: no human)",
+                int(np.flatnonzero(bad)[0]),
+            )
         self.claims = MappingProxyType({t: claims[t] for t in TRACKS})
         self.n = int(m.size)
         self.cap = int(min(cap, self.n))
-        ms = np.unique(np.concatenate([m, [0.0, 1.0]]))
-        hs = np.unique(np.concatenate([h[present], [0.0, 1.0]]))
-        mi = np.searchsorted(ms, m)
-        hi = np.where(present, np.searchsorted(hs, np.where(present, h, 0.0)), 0)
+        self.bounded = bool(np.any(m != mu) or np.any(h[present] != hu[present]))
+        ms = np.unique(np.concatenate([m, mu, [0.0, 1.0]]))
+        hs = np.unique(np.concatenate([h[present], hu[present], [0.0, 1.0]]))
+
+        def m_index(values: NDArray[np.float64]) -> NDArray[np.int64]:
+            return np.asarray(np.searchsorted(ms, values), np.int64)
+
+        def h_index(values: NDArray[np.float64]) -> NDArray[np.int64]:
+            idx = np.searchsorted(hs, np.where(present, values, 0.0))
+            return np.asarray(np.where(present, idx, 0), np.int64)
+
+        # one trace of the values; with bounds, the lower-end trace (M_lo, H_hi) and the
+        # upper-end one (M_hi, H_lo)
+        feeds = [(m_index(m), h_index(hu if self.bounded else h))]
+        if self.bounded:
+            feeds.append((m_index(mu), h_index(h)))
         settings = {
             "registered": (construction, threshold_h),
             "extension": (construction, extension_h),
@@ -200,7 +384,10 @@ class TrackTrace:
         self.h_hi: dict[str, NDArray[np.float64]] = {}
         self.codes: dict[str, NDArray[np.int8]] = {}
         for name, (con, thr) in settings.items():
-            bt = BatchHTracker(1, con, alpha, spec, thr, ms, hs)
+            traces = []
+            for mi, hi in feeds:
+                bt = BatchHTracker(1, con, alpha, spec, thr, ms, hs)
+                traces.append(bt.trace(mi, hi, present))
             self.error_per_side[name] = bt.error_per_side
             alphas = {"model": bt.model.alpha, "human": bt.human.alpha}
             if bt.diff is not None:
@@ -208,7 +395,10 @@ class TrackTrace:
             self.track_alphas[name] = alphas
             if name == "registered":
                 self.stream_alphas = dict(alphas)
-            b, lo, hi_ = bt.trace(mi, hi, present)
+            if len(traces) == 1:
+                b, lo, hi_ = traces[0]
+            else:
+                b, lo, hi_ = _compose(traces[0][0], traces[1][0])
             self.bounds[name], self.h_lo[name], self.h_hi[name] = b, lo, hi_
             self.codes[name] = classify_codes(lo, hi_, thr)
 

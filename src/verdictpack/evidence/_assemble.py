@@ -1,26 +1,37 @@
 """From the canonical table of a study to the per-root values the sequential core reads.
 
 :func:`check_study_table` finds what makes a table unusable for a registered study (each a
-:class:`~verdictpack._errors.Defect` at the row's file and line) and counts what the declared
-policy absorbs (:class:`Coverage`); :func:`root_values` turns the table into M_i and H_i in the
-registered order.
+:class:`~verdictpack._errors.Defect` at the row's file and line) and counts what the data hold
+beyond that (:class:`Coverage`); :func:`root_values` turns the table into bounds on M_i and H_i
+in the registered order.
 
-The values, in the claim's direction ("greater": judges prefer the treatment more than humans
-do). Every judgment scores in half units: treatment 2, null partner 0; a model judgment that
-carries ``p_treatment`` (a live judge's probability of preferring the treatment, from its token
-logprobs) scores 2·p_treatment instead, unless it is invalid. A tie scores 1 under the
-``half`` policy; a model tie scores 0 and a human tie 2 under ``against_claim``. An invalid
-judgment, and a missing one, score against the claim (model 0, human 2) under ``against_claim``
-and 1 under ``half``. For root i with J registered judges and T trials per presentation order:
+**The observation.** A model judgment's observation is the answer the judge gave (its
+``choice``): treatment 1, null partner 0, a tie ½ (a declared outcome, part of the metric). A
+study may declare the *probability* estimand instead (``Policy.model_observation``
+``"probability"``): then a model judgment's observation is its ``p_treatment`` (a live judge's
+probability of preferring the treatment, from its token logprobs), and a judgment without one is
+an unknown value. The two are never mixed in one stream. Humans always give choices.
 
-* M_i = (sum of the scores of the 2·J·T registered cells (judge, order, trial), a missing cell
-  scored by the missing policy) / (4·J·T);
-* H_i = (sum of the human scores) / (2·n_i), n_i the humans' judgments on the root, raised to
-  ``humans_per_root`` when that many were expected (the shortfall scored by the missing policy);
-  no H_i (model stream only) for a root without human judgments.
+**Unknown values, bounded both ways.** An invalid answer, a registered cell (judge, order,
+trial) with no judgment and a human shortfall (fewer judgments on a root than the declared
+``humans_per_root``) are unknown: each is scored 0 for the lower value and 1 for the upper one.
+For root i with J registered judges and T trials per presentation order, in half units
+(treatment 2, null partner 0, tie 1, unknown 0 .. 2):
 
-No judgment is dropped because of its value. Roots enter in the registered order; an admitted
-root with no model judgment is not yet judged and does not enter (the data have run out there).
+* M_i ∈ [M_lo, M_hi]: the scores of the 2·J·T registered cells / (4·J·T), unknowns at 0 / at 2;
+* H_i ∈ [H_lo, H_hi]: the human scores / (2·n_i), n_i the humans' judgments on the root raised
+  to ``humans_per_root`` when declared (the shortfall unknown, so a root without humans under a
+  declared count has H_i ∈ [0, 1]); without a declared count a root without humans has no H_i
+  (the human stream assumes its judgments are missing at random: the count is reported).
+
+Whatever the unknowns were, the values that full, valid answers would have given lie inside
+these bounds, so a lower confidence bound computed from the lower values and an upper one from
+the upper values keep their level (the e-processes are monotone in the observations; see
+docs/statistics.md). ``m`` and ``h`` are the midpoints (unknowns at ½), for description only.
+
+**No silent gaps.** Roots enter in the registered order up to the last admitted root holding a
+model judgment (after it, the data have run out); an admitted root before it with no model
+judgment is a gap, every cell unknown (M_i ∈ [0, 1]), never skipped.
 """
 
 from __future__ import annotations
@@ -35,44 +46,62 @@ from numpy.typing import NDArray
 from verdictpack._errors import Defect, InputError
 from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
 
-__all__ = ["POLICIES", "Coverage", "Policy", "RootValues", "check_study_table", "root_values"]
+__all__ = [
+    "OBSERVATIONS",
+    "Coverage",
+    "Policy",
+    "RootValues",
+    "check_study_table",
+    "root_values",
+]
 
-POLICIES = ("half", "against_claim")
+OBSERVATIONS = ("choice", "probability")
 _MODEL, _HUMAN = RATER_KINDS.index("model"), RATER_KINDS.index("human")
 _UNKNOWN = ORDERS.index("unknown")
 _TIE, _INVALID = CHOICES.index("tie"), CHOICES.index("invalid")
 _TREATMENT = CHOICES.index("treatment")
+# half-unit (lower, upper) score of each choice code: treatment, null partner, tie, invalid
+_CHOICE_LO = np.array([2, 0, 1, 0], np.float64)
+_CHOICE_HI = np.array([2, 0, 1, 2], np.float64)
 
 
 @dataclass(frozen=True)
 class Policy:
-    """How ties, invalid and missing judgments score (module docstring)."""
+    """The declared observation of a model judgment (module docstring). Ties score ½; invalid
+    and missing answers are unknown and bounded both ways, whatever the policy."""
 
-    tie: Literal["half", "against_claim"] = "half"
-    invalid: Literal["half", "against_claim"] = "against_claim"
-    missing: Literal["half", "against_claim"] = "against_claim"
+    model_observation: Literal["choice", "probability"] = "choice"
 
     def __post_init__(self) -> None:
-        for name in ("tie", "invalid", "missing"):
-            if getattr(self, name) not in POLICIES:
-                raise InputError(name, "one of " + ", ".join(POLICIES), getattr(self, name))
+        if self.model_observation not in OBSERVATIONS:
+            raise InputError(
+                "model_observation", "one of " + ", ".join(OBSERVATIONS), self.model_observation
+            )
 
-    def scores(self, kind: int) -> NDArray[np.int64]:
-        """Half-unit score of each choice code for a rater kind (0 model, 1 human)."""
-        against = 0 if kind == _MODEL else 2
-        out = np.zeros(len(CHOICES), np.int64)
-        out[_TREATMENT] = 2
-        out[_TIE] = 1 if self.tie == "half" else against
-        out[_INVALID] = 1 if self.invalid == "half" else against
-        return out
+    def row_bounds(
+        self, kind: int, choice: NDArray[np.int8], p_treatment: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Half-unit (lower, upper) scores of rows of one rater kind (0 model, 1 human)."""
+        lo = _CHOICE_LO[choice]
+        hi = _CHOICE_HI[choice]
+        if kind == _MODEL and self.model_observation == "probability":
+            known = ~np.isnan(p_treatment) & (choice != _INVALID)
+            soft = np.where(known, 2.0 * np.nan_to_num(p_treatment), 0.0)
+            lo = np.where(known, soft, 0.0)
+            hi = np.where(known, soft, 2.0)
+        return lo, hi
 
-    def missing_score(self, kind: int) -> int:
-        return 1 if self.missing == "half" else (0 if kind == _MODEL else 2)
+    def cell_bounds(self, choice: str, p_treatment: float | None) -> tuple[float, float]:
+        """Half-unit (lower, upper) score of one model judgment (a live answer)."""
+        code = np.array([CHOICES.index(choice)], np.int8)
+        p = np.array([np.nan if p_treatment is None else float(p_treatment)])
+        lo, hi = self.row_bounds(_MODEL, code, p)
+        return float(lo[0]), float(hi[0])
 
 
 @dataclass(frozen=True)
 class Coverage:
-    """What the data hold, beyond defects: every count the policy absorbs, reported."""
+    """What the data hold, beyond defects: every count behind the bounds, reported."""
 
     rows: int
     model_rows: int
@@ -82,28 +111,55 @@ class Coverage:
     admitted_roots: int
     admitted_roots_unjudged: int
     roots_entered: int
+    gap_roots: int
     roots_with_humans: int
+    roots_without_humans_unbounded: int
     roots_one_order_only: int
     one_order_examples: tuple[str, ...]
     model_ties: int
     model_invalid: int
     model_missing_cells: int
+    model_without_probability: int
+    model_unknown: int
     human_ties: int
     human_invalid: int
     human_missing: int
+    human_unknown: int
     humans_above_expected: int
 
 
 @dataclass(frozen=True)
 class RootValues:
-    """M_i and H_i of the roots entered, in the registered order (H NaN without humans)."""
+    """Bounds on M_i and H_i of the roots entered, in the registered order (H NaN without a
+    human stream value), with their midpoints ``m``, ``h`` and the pooled point rates."""
 
     root_ids: tuple[str, ...]
-    m: NDArray[np.float64]
-    h: NDArray[np.float64]
+    m_lo: NDArray[np.float64]
+    m_hi: NDArray[np.float64]
+    h_lo: NDArray[np.float64]
+    h_hi: NDArray[np.float64]
     model_judgments: NDArray[np.int64]
     human_judgments: NDArray[np.int64]
     coverage: Coverage
+    model_rate: float | None
+    human_rate: float | None
+    model_rate_probability: float | None
+
+    @property
+    def m(self) -> NDArray[np.float64]:
+        """M_i with unknowns at ½ (the midpoint of its bounds; description only)."""
+        return np.asarray((self.m_lo + self.m_hi) / 2.0)
+
+    @property
+    def h(self) -> NDArray[np.float64]:
+        """H_i with unknowns at ½ (NaN where the root has no human stream value)."""
+        return np.asarray((self.h_lo + self.h_hi) / 2.0)
+
+    @property
+    def bounded(self) -> bool:
+        """True when some value is an interval (an unknown answer was bounded)."""
+        has = ~np.isnan(self.h_lo)
+        return bool(np.any(self.m_lo != self.m_hi) or np.any(self.h_lo[has] != self.h_hi[has]))
 
     def h_value(self, i: int) -> float | None:
         v = float(self.h[i])
@@ -175,6 +231,10 @@ def check_study_table(
     return tuple(out)
 
 
+def _pooled(total: float, count: int) -> float | None:
+    return None if count == 0 else float(total / (2 * count))
+
+
 def root_values(
     table: JudgmentTable,
     order: Sequence[str],
@@ -185,7 +245,8 @@ def root_values(
     humans_per_root: int | None,
     refused: Sequence[str] = (),
 ) -> RootValues:
-    """M_i and H_i (module docstring) of the roots of ``order`` holding a model judgment.
+    """Bounds on M_i and H_i (module docstring) of the roots of ``order`` up to the last one
+    holding a model judgment.
 
     ``order`` lists the admitted roots in the registered order (``admitted`` of them); rows on
     roots not in it (``refused`` by the gates) are counted and left out. The table must have
@@ -199,30 +260,34 @@ def root_values(
     keep = rank >= 0
     kind, choice, ordr = table.rater_kind, table.choice, table.order
     model = keep & (kind == _MODEL)
-    j = len(judges)
-    cells = 2 * j * trials
+    cells = 2 * len(judges) * trials
     m_rows = np.bincount(rank[model], minlength=n_roots)
-    # humans count only on roots that enter (a root without model judgments is not judged yet)
-    judged = np.r_[m_rows > 0, False]
-    human = keep & (kind == _HUMAN) & judged[rank]
+    judged = np.flatnonzero(m_rows > 0)
+    n_in = int(judged[-1]) + 1 if judged.size else 0  # roots entered: up to the last judged one
+    entered_mask = np.arange(n_roots) < n_in
+    human = keep & (kind == _HUMAN) & np.r_[entered_mask, False][rank]
     h_rows = np.bincount(rank[human], minlength=n_roots)
-    m_weights = policy.scores(_MODEL)[choice[model]].astype(np.float64)
-    soft = ~np.isnan(table.p_treatment[model]) & (choice[model] != _INVALID)
-    m_weights[soft] = 2.0 * table.p_treatment[model][soft]
-    m_score = np.bincount(rank[model], weights=m_weights, minlength=n_roots)
-    h_score = np.bincount(
-        rank[human], weights=policy.scores(_HUMAN)[choice[human]], minlength=n_roots
-    )
-    m_missing = np.where(m_rows > 0, cells - m_rows, 0)
-    m_total = m_score + m_missing * policy.missing_score(_MODEL)
+    p_model = table.p_treatment[model]
+    m_lo_s, m_hi_s = policy.row_bounds(_MODEL, choice[model], p_model)
+    h_lo_s, h_hi_s = policy.row_bounds(_HUMAN, choice[human], table.p_treatment[human])
+    m_lo_sum = np.bincount(rank[model], weights=m_lo_s, minlength=n_roots)
+    m_hi_sum = np.bincount(rank[model], weights=m_hi_s, minlength=n_roots)
+    h_lo_sum = np.bincount(rank[human], weights=h_lo_s, minlength=n_roots)
+    h_hi_sum = np.bincount(rank[human], weights=h_hi_s, minlength=n_roots)
+    m_missing = np.where(entered_mask, cells - m_rows, 0)
     expected = humans_per_root or 0
-    n_h = np.where(h_rows > 0, np.maximum(h_rows, expected), 0)
+    n_h = np.where(entered_mask, np.maximum(h_rows, expected), 0)
     h_missing = n_h - h_rows
-    h_total = h_score + h_missing * policy.missing_score(_HUMAN)
-    entered = np.flatnonzero(m_rows > 0)
-    m = m_total[entered] / (2 * cells)
+    sl = slice(0, n_in)
+    m_lo = m_lo_sum[sl] / (2 * cells)
+    m_hi = (m_hi_sum[sl] + 2 * m_missing[sl]) / (2 * cells)
     with np.errstate(invalid="ignore", divide="ignore"):
-        h = np.where(n_h[entered] > 0, h_total[entered] / (2 * n_h[entered]), np.nan)
+        h_lo = np.where(n_h[sl] > 0, h_lo_sum[sl] / (2 * n_h[sl]), np.nan)
+        h_hi = np.where(n_h[sl] > 0, (h_hi_sum[sl] + 2 * h_missing[sl]) / (2 * n_h[sl]), np.nan)
+    # pooled point rates over the known answers (description: the bounds carry the guarantee)
+    m_known = m_lo_s == m_hi_s
+    h_known = h_lo_s == h_hi_s
+    with_p = ~np.isnan(p_model) & (choice[model] != _INVALID)
     # roots a judge saw in one presentation order only
     first = np.zeros((n_roots, max(1, len(table.raters))), bool)
     second = np.zeros_like(first)
@@ -233,6 +298,8 @@ def root_values(
     one_order = (first ^ second).any(axis=1)
     examples = tuple(order[k] for k in np.flatnonzero(one_order)[:5].tolist())
     refused_rows = int(on_refused.sum())
+    model_unknown_rows = int((~m_known).sum())
+    model_invalid = int((choice[model] == _INVALID).sum())
     coverage = Coverage(
         rows=len(table),
         model_rows=int((kind == _MODEL).sum()),
@@ -240,24 +307,34 @@ def root_values(
         rows_on_refused_roots=refused_rows,
         roots_with_rows_refused=int(np.unique(table.root_code[on_refused]).size),
         admitted_roots=admitted,
-        admitted_roots_unjudged=int(admitted - entered.size),
-        roots_entered=int(entered.size),
-        roots_with_humans=int((h_rows[entered] > 0).sum()),
+        admitted_roots_unjudged=int(admitted - n_in),
+        roots_entered=n_in,
+        gap_roots=int((m_rows[sl] == 0).sum()),
+        roots_with_humans=int((h_rows[sl] > 0).sum()),
+        roots_without_humans_unbounded=int((n_h[sl] == 0).sum()),
         roots_one_order_only=int(one_order.sum()),
         one_order_examples=examples,
-        model_ties=int((model & (choice == _TIE)).sum()),
-        model_invalid=int((model & (choice == _INVALID)).sum()),
+        model_ties=int((choice[model] == _TIE).sum()),
+        model_invalid=model_invalid,
         model_missing_cells=int(m_missing.sum()),
-        human_ties=int((human & (choice == _TIE)).sum()),
-        human_invalid=int((human & (choice == _INVALID)).sum()),
+        model_without_probability=model_unknown_rows - model_invalid,
+        model_unknown=model_unknown_rows + int(m_missing.sum()),
+        human_ties=int((choice[human] == _TIE).sum()),
+        human_invalid=int((choice[human] == _INVALID).sum()),
         human_missing=int(h_missing.sum()),
+        human_unknown=int((~h_known).sum() + h_missing.sum()),
         humans_above_expected=int(((h_rows > expected) & (expected > 0)).sum()),
     )
     return RootValues(
-        root_ids=tuple(order[k] for k in entered.tolist()),
-        m=m.astype(np.float64),
-        h=h.astype(np.float64),
-        model_judgments=m_rows[entered].astype(np.int64),
-        human_judgments=h_rows[entered].astype(np.int64),
+        root_ids=tuple(order[:n_in]),
+        m_lo=m_lo.astype(np.float64),
+        m_hi=m_hi.astype(np.float64),
+        h_lo=h_lo.astype(np.float64),
+        h_hi=h_hi.astype(np.float64),
+        model_judgments=m_rows[sl].astype(np.int64),
+        human_judgments=h_rows[sl].astype(np.int64),
         coverage=coverage,
+        model_rate=_pooled(float(m_lo_s[m_known].sum()), int(m_known.sum())),
+        human_rate=_pooled(float(h_lo_s[h_known].sum()), int(h_known.sum())),
+        model_rate_probability=(float(p_model[with_p].mean()) if with_p.any() else None),
     )

@@ -25,7 +25,8 @@ the ledger's is refused)::
     attempts(seq, key, attempt, outcome (HTTP status or error text), latency, bytes)
     answers(key PRIMARY KEY, raw, prompt_tokens, completion_tokens, cost, model_id, latency,
             choice, path, p_treatment)
-    commits(seq PRIMARY KEY = 1, 2, ... contiguous, root_id UNIQUE, m, h NULL, state)
+    commits(seq PRIMARY KEY = 1, 2, ... contiguous, root_id UNIQUE, m_lo <= m_hi,
+            h_lo <= h_hi (both NULL: no H_i), state)
     cancelled(seq, key, cost_estimate, reason)
     events(seq, kind, json)                               the verdict, the budget stop ...
 
@@ -101,7 +102,7 @@ ORDERS = ("treatment_first", "null_first")
 EXTRACTION_PATHS = ("logprobs", "structured", "parser", "none")
 # "VPLG": marks the file as a verdictpack ledger (PRAGMA application_id)
 _APPLICATION_ID = 0x56504C47
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2  # 2: a commit holds M_i and H_i as bounds (unknown answers bounded both ways)
 _MIN_SECRET = 8
 # every finite float is an integer multiple of 2**-1074
 _SCALE = 1 << 1074
@@ -232,12 +233,15 @@ class Answer(_Record):
 
 @dataclass(frozen=True, slots=True)
 class Commit(_Record):
-    """One root committed to the e-process: its place in the registered order, M_i, H_i, state."""
+    """One root committed to the e-process: its place in the registered order, the bounds on
+    M_i and H_i (equal where every answer is known; H None: no H_i), the state after it."""
 
     seq: int
     root_id: str
-    m: float
-    h: float | None
+    m_lo: float
+    m_hi: float
+    h_lo: float | None
+    h_hi: float | None
     state: str
 
 
@@ -307,9 +311,12 @@ CREATE TABLE commits (
     seq INTEGER PRIMARY KEY NOT NULL CHECK (seq >= 1),
     manifest TEXT NOT NULL,
     root_id TEXT NOT NULL UNIQUE,
-    m REAL NOT NULL CHECK (m BETWEEN 0 AND 1),
-    h REAL CHECK (h BETWEEN 0 AND 1),
-    state TEXT NOT NULL
+    m_lo REAL NOT NULL CHECK (m_lo BETWEEN 0 AND 1),
+    m_hi REAL NOT NULL CHECK (m_hi BETWEEN m_lo AND 1),
+    h_lo REAL CHECK (h_lo BETWEEN 0 AND 1),
+    h_hi REAL CHECK (h_hi BETWEEN h_lo AND 1),
+    state TEXT NOT NULL,
+    CHECK ((h_lo IS NULL) = (h_hi IS NULL))
 );
 CREATE TABLE cancelled (
     seq INTEGER PRIMARY KEY,
@@ -400,6 +407,17 @@ def _unit(name: str, value: Any, *, optional: bool) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise InputError(name, "a number in [0, 1]" + (" or None" if optional else ""), value)
     return float(value)
+
+
+def _bounds(name: str, value: Any, *, optional: bool) -> tuple[float | None, float | None]:
+    """A value in [0, 1] or its bounds (lower <= upper); (None, None) for None if optional."""
+    if value is None and optional:
+        return None, None
+    lo, hi = value if isinstance(value, tuple) and len(value) == 2 else (value, value)
+    a, b = _unit(name, lo, optional=False), _unit(name, hi, optional=False)
+    if a is None or b is None or a > b:
+        raise InputError(name, "a number in [0, 1] or bounds (lower <= upper) in it", value)
+    return a, b
 
 
 def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
@@ -820,12 +838,19 @@ class Ledger:
         """The seq the next :meth:`commit_root` must carry (1 for an empty ledger)."""
         return self._next_seq
 
-    def commit_root(self, seq: int, root_id: str, m: float, h: float | None, state: str) -> None:
+    def commit_root(
+        self,
+        seq: int,
+        root_id: str,
+        m: float | tuple[float, float],
+        h: float | tuple[float, float] | None,
+        state: str,
+    ) -> None:
         """Commit root ``root_id`` as the ``seq``-th root of the registered order.
 
         Only the next seq is accepted (commits are a contiguous prefix 1, 2, ...), and a root
-        is committed once. ``m`` is M_i, ``h`` is H_i or None (no human judgment), ``state``
-        the e-process state after it (text, e.g. JSON).
+        is committed once. ``m`` is M_i, ``h`` is H_i or None (no human judgment), each a number
+        or its bounds (lower, upper); ``state`` the e-process state after it (text, e.g. JSON).
         """
         seq = _count("seq", seq, 1)
         root_id = _text("root_id", root_id)
@@ -839,17 +864,13 @@ class Ledger:
         state = _text("state", state)
         _guard(self._secrets, "state", state)
         _guard(self._secrets, "root_id", root_id)
+        m_lo, m_hi = _bounds("m", m, optional=False)
+        h_lo, h_hi = _bounds("h", h, optional=True)
         self._write(
             "FULL",
-            "INSERT INTO commits (seq, manifest, root_id, m, h, state) VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                seq,
-                self.manifest_hash,
-                root_id,
-                _unit("m", m, optional=False),
-                _unit("h", h, optional=True),
-                state,
-            ),
+            "INSERT INTO commits (seq, manifest, root_id, m_lo, m_hi, h_lo, h_hi, state) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, self.manifest_hash, root_id, m_lo, m_hi, h_lo, h_hi, state),
             f"commit_root of seq {seq}",
         )
         self._next_seq = seq + 1
@@ -858,7 +879,9 @@ class Ledger:
 
     def committed(self) -> list[Commit]:
         """Every commit, in seq order."""
-        rows = self._db.execute("SELECT seq, root_id, m, h, state FROM commits ORDER BY seq")
+        rows = self._db.execute(
+            "SELECT seq, root_id, m_lo, m_hi, h_lo, h_hi, state FROM commits ORDER BY seq"
+        )
         return [Commit(*row) for row in rows]
 
     # ---- money and events ----------------------------------------------------------------

@@ -1,9 +1,11 @@
 """A study's evidence trail held as columns: one entry per root entered, in the registered order.
 
-:class:`EvidenceTrail` keeps what evidence.jsonl records of each root (its values M_i and H_i,
-the judgment counts, the registered track's stream bounds and h-interval after it, the
-comparison construction's h-interval and every track's state) as arrays, one per field, and is
-a read-only sequence of row dicts (``trail[k]`` builds root ``k``'s row on demand). A study of
+:class:`EvidenceTrail` keeps what evidence.jsonl records of each root (its values M_i and H_i
+as their bounds -- ``M_lo`` .. ``M_hi``, ``H_lo`` .. ``H_hi``, equal where every answer is known
+-- and midpoints ``M``, ``H``, the judgment counts, the registered track's stream bounds and
+h-interval after it, the comparison construction's h-interval and every track's state) as
+arrays, one per field, and is a read-only sequence of row dicts (``trail[k]`` builds root ``k``'s
+row on demand). A study of
 100,000 roots then holds a dozen arrays instead of 100,000 dicts of some thirty objects each.
 
 :meth:`EvidenceTrail.to_jsonl` writes the file from the columns: the bytes of
@@ -39,8 +41,10 @@ class EvidenceTrail(Sequence[dict[str, Any]]):
     """
 
     root_ids: tuple[str, ...]
-    m: np.ndarray
-    h: np.ndarray
+    m_lo: np.ndarray
+    m_hi: np.ndarray
+    h_lo: np.ndarray
+    h_hi: np.ndarray
     model_judgments: np.ndarray
     human_judgments: np.ndarray
     model_bounds: np.ndarray
@@ -53,7 +57,7 @@ class EvidenceTrail(Sequence[dict[str, Any]]):
 
     def __post_init__(self) -> None:
         n = len(self.root_ids)
-        for name in ("m", "h", "model_judgments", "human_judgments"):
+        for name in ("m_lo", "m_hi", "h_lo", "h_hi", "model_judgments", "human_judgments"):
             if getattr(self, name).shape != (n,):
                 raise ValueError(f"EvidenceTrail.{name}: expected shape ({n},)")
         for name in _PAIRS:
@@ -69,9 +73,19 @@ class EvidenceTrail(Sequence[dict[str, Any]]):
         """The trail of a study that entered no root."""
         none, pair = np.zeros(0), np.zeros((0, 2))
         return cls(
-            (), none, none, none.astype(np.int64), none.astype(np.int64), pair, pair, None,
-            pair, pair, {t: () for t in tracks}, -1,
+            (), none, none, none, none, none.astype(np.int64), none.astype(np.int64), pair,
+            pair, None, pair, pair, {t: () for t in tracks}, -1,
         )  # fmt: skip
+
+    @property
+    def m(self) -> np.ndarray:
+        """M_i's midpoints (unknowns at ½; the value itself where every answer is known)."""
+        return np.asarray((self.m_lo + self.m_hi) / 2.0)
+
+    @property
+    def h(self) -> np.ndarray:
+        """H_i's midpoints (NaN where the root has no human stream value)."""
+        return np.asarray((self.h_lo + self.h_hi) / 2.0)
 
     def __len__(self) -> int:
         return len(self.root_ids)
@@ -95,13 +109,17 @@ class EvidenceTrail(Sequence[dict[str, Any]]):
         return (self._row(i) for i in range(len(self)))
 
     def _row(self, t: int) -> dict[str, Any]:
-        h = float(self.h[t])
+        h, h_lo, h_hi = float(self.h[t]), float(self.h_lo[t]), float(self.h_hi[t])
         db = self.diff_bounds
         return {
             "root": t + 1,
             "root_id": self.root_ids[t],
             "M": float(self.m[t]),
             "H": None if h != h else h,
+            "M_lo": float(self.m_lo[t]),
+            "M_hi": float(self.m_hi[t]),
+            "H_lo": None if h_lo != h_lo else h_lo,
+            "H_hi": None if h_hi != h_hi else h_hi,
             "model_judgments": int(self.model_judgments[t]),
             "human_judgments": int(self.human_judgments[t]),
             "model_bounds": self.model_bounds[t].tolist(),
@@ -128,13 +146,18 @@ class EvidenceTrail(Sequence[dict[str, Any]]):
         n = len(self)
         if n == 0:
             return ""
-        floats = [self.m, *(getattr(self, p) for p in _PAIRS if getattr(self, p) is not None)]
+        m = self.m
+        floats = [m, self.m_lo, self.m_hi]
+        floats += [getattr(self, p) for p in _PAIRS if getattr(self, p) is not None]
         for a in floats:
             if not np.isfinite(a).all():
                 raise ValueError("Out of range float values are not JSON compliant")
         h = self.h
-        if np.isinf(h).any():
+        if np.isinf(h).any() or np.isinf(self.h_lo).any() or np.isinf(self.h_hi).any():
             raise ValueError("Out of range float values are not JSON compliant")
+
+        def optional(a: np.ndarray) -> list[str]:
+            return ["null" if x != x else repr(x) for x in a.tolist()]
 
         def reprs(a: np.ndarray) -> list[str]:
             return list(map(repr, a.tolist()))
@@ -163,8 +186,12 @@ class EvidenceTrail(Sequence[dict[str, Any]]):
         columns = (
             range(1, n + 1),
             map(encode_basestring, self.root_ids),
-            reprs(self.m),
-            ["null" if x != x else repr(x) for x in h.tolist()],
+            reprs(m),
+            optional(h),
+            reprs(self.m_lo),
+            reprs(self.m_hi),
+            optional(self.h_lo),
+            optional(self.h_hi),
             self.model_judgments.tolist(),
             self.human_judgments.tolist(),
             *(pairs(getattr(self, p)) for p in _PAIRS),
@@ -172,7 +199,8 @@ class EvidenceTrail(Sequence[dict[str, Any]]):
             after,
         )
         line = (
-            '{"root": %d, "root_id": %s, "M": %s, "H": %s, "model_judgments": %d, '
+            '{"root": %d, "root_id": %s, "M": %s, "H": %s, "M_lo": %s, "M_hi": %s, "H_lo": %s, '
+            '"H_hi": %s, "model_judgments": %d, '
             '"human_judgments": %d, "model_bounds": %s, "human_bounds": %s, "diff_bounds": %s, '
             '"h_interval": %s, "comparison_h_interval": %s, "state": %s, '
             '"after_registered_stop": %s}\n'

@@ -62,6 +62,7 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, governing_loc
+from verdictpack.core._agreement import AuditDecision, AuditGate, expected_kappa
 from verdictpack.core._hinterval import Verdict
 from verdictpack.core._tracks import TrackResult, TrackRun
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
@@ -78,12 +79,13 @@ from verdictpack.kinds._engine_config import (
 from verdictpack.kinds._worlds import NamedWorld, engine_worlds
 from verdictpack.simulate._evidence import SimulatedPanelSource
 from verdictpack.simulate._human import (
-    AuditDecision,
-    AuditGate,
     HumanBaselineSize,
+    ReaderAuditSize,
+    simulate_audit_pass_probability,
     simulate_gate_pass_rate,
     simulate_reader_audit,
     size_human_baseline,
+    size_reader_audit,
 )
 from verdictpack.simulate._judges import (
     SCENARIO_NAMES,
@@ -237,6 +239,7 @@ class EngineResult:
     factory: FactoryResult
     spot_check: GateSpotCheck
     audit: AuditDecision
+    audit_sizing: ReaderAuditSize
     baseline: HumanBaselineSize
     instrument_valid: bool
     registered: TrackResult
@@ -435,15 +438,17 @@ def _power(
     )
 
 
-def _reader_audit_pass_rate_at_chance(cfg: EngineConfig) -> Quantity:
-    """P(the kappa gate passes) when both readers answer at chance (simulated)."""
+def _reader_audit_pass_rate_at_chance(cfg: EngineConfig, roots: int) -> Quantity:
+    """P(the kappa gate passes) when both readers of a ``roots``-root audit answer at chance
+    (simulated; the gate on the lower confidence bound)."""
     a = cfg.human.audit
     return simulate_gate_pass_rate(
-        a.roots,
+        roots,
         1.0 / a.categories,
         a.kappa_min,
         stream(cfg.seed, "engine/confound/reader"),
         a.categories,
+        level=a.kappa_bound_level,
     )
 
 
@@ -492,6 +497,7 @@ def _confound_arms(
     construct: Construct,
     threads: int = 1,
     tick: Callable[[int, int], None] | None = None,
+    audit_roots: int | None = None,
 ) -> tuple[ConfoundArm, ...]:
     stress = cfg.confound_stress
     arms: list[ConfoundArm] = []
@@ -511,7 +517,10 @@ def _confound_arms(
                     design_text,
                     stress_text,
                     None,
-                    _reader_audit_pass_rate_at_chance(cfg),
+                    _reader_audit_pass_rate_at_chance(
+                        cfg,
+                        cfg.human.audit.roots or 10 if audit_roots is None else audit_roots,
+                    ),
                 )
             )
             continue
@@ -554,6 +563,7 @@ class EnginePlan:
     factory: FactoryResult
     spot: GateSpotCheck
     reader_audit: AuditDecision
+    audit_sizing: ReaderAuditSize
     baseline: HumanBaselineSize
     design: RouteDesign
     effective_cap: int
@@ -637,12 +647,56 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
             factory.n_admitted,
         )
     # 2. instrument validation
+    # sized so that readers at the planning rate pass the gate (on the lower confidence bound of
+    # kappa) with probability pass_probability; a registered roots is used as given
     a = config.human.audit
+    gate = AuditGate(a.kappa_min, a.kappa_bound_level)
+    with refusals.at(
+        ("human", "audit", "pass_probability"),
+        "the reader-audit sizing",
+        params={"reconstruction_rate": ("human", "audit", "reconstruction_rate")},
+    ):
+        planning = expected_kappa(a.reconstruction_rate, a.categories)
+        if a.roots is None or planning > a.kappa_min:
+            audit_sizing = size_reader_audit(
+                a.reconstruction_rate,
+                gate,
+                a.pass_probability,
+                seed,
+                a.categories,
+                "engine/audit-sizing",
+                min_roots=10,
+                max_roots=100_000,
+            )
+        else:  # readers planned at or below the gate (e.g. at chance): no size passes them
+            audit_sizing = ReaderAuditSize(
+                planning_rate=a.reconstruction_rate,
+                planning_kappa=planning,
+                n_categories=a.categories,
+                kappa_min=a.kappa_min,
+                level=a.kappa_bound_level,
+                target_pass_probability=a.pass_probability,
+                roots=None,
+                readings=None,
+                pass_probability=None,
+                pass_probability_below=None,
+                sizes_evaluated=0,
+            )
+        if a.roots is not None:
+            audit_sizing = replace(
+                audit_sizing,
+                registered_roots=a.roots,
+                pass_probability_registered=simulate_audit_pass_probability(
+                    a.roots, a.reconstruction_rate, gate, seed, a.categories, "engine/audit-sizing"
+                ),
+            )
+    audit_roots = a.roots if a.roots is not None else audit_sizing.roots
+    assert audit_roots is not None  # sized when not registered
     with refusals.at(("human", "audit", "roots"), "the reader-reconstruction audit"):
         reader_readings = simulate_reader_audit(
-            a.roots, a.reconstruction_rate, stream(seed, "engine/audit"), a.categories
+            audit_roots, a.reconstruction_rate, stream(seed, "engine/audit"), a.categories
         )
-        reader_audit = AuditGate(a.kappa_min).evaluate(reader_readings)
+        reader_audit = gate.evaluate(reader_readings)
     # 3. preference baseline
     hb = config.human.baseline
     with refusals.at(
@@ -693,6 +747,7 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
         factory=factory,
         spot=spot,
         reader_audit=reader_audit,
+        audit_sizing=audit_sizing,
         baseline=baseline,
         design=design,
         effective_cap=min(sequential.cap_roots, factory.n_admitted),
@@ -796,6 +851,7 @@ def prove_engine(
             plan.construct,
             threads,
             tick=report_progress(options, "engine: confound arms"),
+            audit_roots=plan.reader_audit.n_roots,
         )
     return tuple(power), tuple(arms)
 
@@ -857,6 +913,7 @@ def run_engine(
         factory=factory,
         spot_check=spot,
         audit=reader_audit,
+        audit_sizing=plan.audit_sizing,
         baseline=baseline,
         instrument_valid=reader_audit.passed,
         registered=registered,

@@ -35,10 +35,38 @@ __all__ = [
 class ReaderAuditSpec(StrictModel):
     """The reader audit (the kappa gate): config key ``human.audit``."""
 
-    roots: int = Field(ge=10, le=100_000, description="roots read by both readers")
-    kappa_min: float = Field(gt=0.0, lt=1.0, description="instrument gate on Cohen's kappa")
+    roots: int | None = Field(
+        default=None,
+        ge=10,
+        le=100_000,
+        description="roots read by both readers (default: sized so that readers at "
+        "reconstruction_rate pass the gate with probability pass_probability)",
+    )
+    kappa_min: float = Field(
+        gt=0.0, lt=1.0, description="instrument gate on the lower confidence bound of kappa"
+    )
+    kappa_bound_level: float = Field(
+        default=0.95,
+        gt=0.5,
+        lt=1.0,
+        description="level of the one-sided lower confidence bound of kappa the gate is on, in "
+        "(0.5, 1): the instrument is valid when this bound reaches kappa_min (an instrument "
+        "whose true kappa is below kappa_min then passes with probability at most about "
+        "1 - level)",
+    )
+    pass_probability: float = Field(
+        default=0.80,
+        gt=0.0,
+        lt=1.0,
+        description="probability with which readers at the planning kappa (that of "
+        "reconstruction_rate) pass the gate: the audit is sized to it, and printed beside a "
+        "given roots",
+    )
     reconstruction_rate: float = Field(
-        gt=0.0, le=1.0, description="simulated readers' reconstruction rate (proof run)"
+        gt=0.0,
+        le=1.0,
+        description="simulated readers' reconstruction rate (proof run), also the planning rate "
+        "of the audit sizing",
     )
     categories: int = Field(
         ge=2,

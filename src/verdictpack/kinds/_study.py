@@ -22,8 +22,11 @@ One run, data flowing one way:
    read on to the end of the data already paid for, which gives the interval over all of it.
 7. **Judges as the data show them**: each judge's rate, position bias and agreement (with the
    other judges and with the humans), the panel's latent correlation and effective size, and
-   the fitted panel as a config block. When the registered verdict is INCONCLUSIVE, how many more
-   roots would settle it, simulated from the fitted sheets.
+   the fitted panel as a config block (with its values as estimated and each clip the
+   simulator needed, named by field). The rates' and position biases' intervals take the root
+   as the unit, with each judge's design effect beside them (core._estimates). When the
+   registered verdict is INCONCLUSIVE, how many more roots would settle it, simulated from the
+   fitted sheets.
 
 Outputs: report.md, results.json, verdict.json, evidence.jsonl, judgments.csv (the canonical
 table in the registered order), reader_audit.csv, root_order.txt, validity_report.json,
@@ -55,15 +58,16 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import Refusals, governing_loc
-from verdictpack.core._agreement import KappaResult, cohens_kappa
+from verdictpack.core._agreement import AuditDecision, AuditGate, KappaResult, cohens_kappa
 from verdictpack.core._estimates import (
     PanelEstimates,
+    clustered_rate,
     estimate_panel,
-    rater_rates,
     reader_audit_from_readings,
 )
 from verdictpack.core._hinterval import Verdict
 from verdictpack.core._mixture import MixtureSpec
+from verdictpack.core._scales import phi
 from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun, TrackTrace
 from verdictpack.evidence._assemble import (
     Coverage,
@@ -75,13 +79,12 @@ from verdictpack.evidence._assemble import (
 from verdictpack.evidence._files import file_sha256, read_judgment_file
 from verdictpack.evidence._order import ORDER_DOMAIN, read_order_file, registered_order
 from verdictpack.evidence._readings import Readings, read_readings
-from verdictpack.evidence._table import CHOICES, RATER_KINDS, JudgmentTable
+from verdictpack.evidence._table import RATER_KINDS, JudgmentTable
 from verdictpack.evidence._trail import EvidenceTrail
 from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._study_config import RULES, StudyConfig
 from verdictpack.simulate._continuation import RootsToGo, roots_to_go
-from verdictpack.simulate._fitted import fitted_panel_block
-from verdictpack.simulate._human import AuditDecision, AuditGate
+from verdictpack.simulate._fitted import fitted_panel_record
 from verdictpack.simulate._panels import build_panel
 from verdictpack.stimuli._gates import Gate
 from verdictpack.stimuli._pairs import read_pairs
@@ -92,6 +95,7 @@ __all__ = [
     "RULES",
     "StudyConfig",
     "StudyData",
+    "StudyEstimate",
     "StudyPrepared",
     "StudyResult",
     "load_study",
@@ -319,6 +323,14 @@ class JudgeEstimate:
     rate_treatment_second: float | None
     kappa_with_humans: dict[str, Any] | None
     prior: dict[str, Any] | None
+    # the root is the unit of the intervals (core._estimates): roots judged, each interval's
+    # basis, and the design effect (cluster-robust variance / variance if independent) beside it
+    roots: int = 0
+    rate_ci_basis: str = ""
+    rate_design_effect: float | None = None
+    rate_effective_n: float | None = None
+    position_bias_ci_basis: str = ""
+    position_bias_design_effect: float | None = None
 
 
 @dataclass(frozen=True)
@@ -344,6 +356,13 @@ class JudgesReport:
     effective_size: float | None
     fitted_panel: dict[str, Any] | None
     fitted_panel_note: str
+    human_roots: int = 0
+    human_rate_ci_basis: str = ""
+    human_rate_design_effect: float | None = None
+    # the fitted panel's values as estimated (negative position biases kept) and every clip
+    # the simulator's block needed, by judge and field (simulate._fitted.fitted_panel_record)
+    fitted_panel_estimated: dict[str, Any] | None = None
+    fitted_panel_clips: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -352,6 +371,76 @@ class StudyCost:
     line: str
     touches: Quantity
     cost: Quantity
+
+
+@dataclass(frozen=True)
+class StudyEstimate:
+    """What the data say as point figures, beside the interval that carries the guarantee.
+
+    ``model_rate`` and ``human_rate`` pool the known answers (unknowns left out: description,
+    not a test); ``h_point`` is φ(model_rate) − φ(human_rate). Where
+    model judgments carry label probabilities, ``h_point_probability`` is the same figure from
+    them (the estimand not declared, shown beside) and ``warning`` says when the two disagree in
+    sign or in relation to the threshold. ``width_bounded`` is the registered h-interval's width
+    over all the data with every unknown bounded both ways, ``width_midpoint`` the width the
+    same data would give were each unknown ½ (for reference only: no guarantee), both None when
+    nothing was bounded."""
+
+    observation: str
+    model_rate: float | None
+    human_rate: float | None
+    h_point: float | None
+    model_rate_probability: float | None
+    h_point_probability: float | None
+    warning: str | None
+    model_unknown: int
+    human_unknown: int
+    roots_without_humans_unbounded: int
+    width_bounded: float | None
+    width_midpoint: float | None
+
+
+def _point_h(model: float | None, human: float | None) -> float | None:
+    """φ(model) − φ(human): the claim reads 'greater' in every sequential kind."""
+    return None if model is None or human is None else float(phi(model) - phi(human))
+
+
+def study_estimate(
+    values: RootValues,
+    policy: Policy,
+    construct: Construct,
+    widths: tuple[float, float] | None,
+) -> StudyEstimate:
+    """The point figures of :class:`StudyEstimate` from the study's values."""
+    h_choice = _point_h(values.model_rate, values.human_rate)
+    h_prob = None
+    if policy.model_observation == "choice":
+        h_prob = _point_h(values.model_rate_probability, values.human_rate)
+    warning = None
+    if h_choice is not None and h_prob is not None:
+        thr = construct.governing_threshold_h
+        if (h_choice > 0) != (h_prob > 0) or (h_choice >= thr) != (h_prob >= thr):
+            warning = (
+                f"the judges' label probabilities give h = {h_prob:.3f}, their answers "
+                f"h = {h_choice:.3f}: they disagree in sign or against the threshold "
+                f"{thr:.3f}. The verdict is on the answers (the declared observation); a study "
+                "of the probabilities declares policy.model_observation = probability"
+            )
+    c = values.coverage
+    return StudyEstimate(
+        observation=policy.model_observation,
+        model_rate=values.model_rate,
+        human_rate=values.human_rate,
+        h_point=h_choice,
+        model_rate_probability=values.model_rate_probability,
+        h_point_probability=h_prob,
+        warning=warning,
+        model_unknown=c.model_unknown,
+        human_unknown=c.human_unknown,
+        roots_without_humans_unbounded=c.roots_without_humans_unbounded,
+        width_bounded=None if widths is None else widths[0],
+        width_midpoint=None if widths is None else widths[1],
+    )
 
 
 @dataclass(frozen=True)
@@ -372,6 +461,7 @@ class StudyResult:
     data_files: tuple[DataFile, ...]
     gates: GateReport
     coverage: Coverage
+    estimate: StudyEstimate
     audit: AuditDecision
     instrument_valid: bool
     registered: TrackResult
@@ -472,7 +562,7 @@ def prepare_study(
         if tuple(roots) != order[: len(roots)]:
             raise InputError("roots", "a prefix of the registered order", list(roots)[:3])
         order = tuple(roots)
-    policy = Policy(**config.policy.model_dump())
+    policy = Policy(model_observation=config.policy.model_observation)
     judges = [j.name for j in config.panel.judges]
     values = root_values(
         data.table,
@@ -492,13 +582,12 @@ def prepare_study(
 
 
 def _value_array(table: JudgmentTable, policy: Policy, kind: int) -> np.ndarray[Any, Any]:
-    """Each row's value for a rater kind's scoring: its choice's score / 2, or for a model row
-    its p_treatment where given (a live judge's logprobs) and the judgment is not invalid."""
-    out = np.asarray(policy.scores(kind)[table.choice], np.float64) / 2.0
-    if kind == RATER_KINDS.index("model"):
-        soft = ~np.isnan(table.p_treatment) & (table.choice != CHOICES.index("invalid"))
-        out[soft] = table.p_treatment[soft]
-    return out
+    """Each row's observation for a rater kind (the study's declared observation): treatment
+    1, null partner 0, a tie ½, or a model row's p_treatment under the probability estimand;
+    NaN for an unknown one (an invalid answer, a missing probability), which the judges'
+    estimates leave out."""
+    lo, hi = policy.row_bounds(kind, table.choice, table.p_treatment)
+    return np.where(lo == hi, lo / 2.0, np.nan)
 
 
 def _interval(k: KappaResult | None) -> tuple[float, float] | None:
@@ -519,11 +608,11 @@ def _judges_report(
     rank_of = {r: k for k, r in enumerate(entered)}
     root_rank = np.array([rank_of.get(r, -1) for r in table.roots] + [-1], np.int64)
     rank = root_rank[table.root_code]
-    model = (table.rater_kind == model_kind) & (rank >= 0)
-    human = (table.rater_kind == human_kind) & (rank >= 0)
     judge_of = np.array([index.get(r, -1) for r in table.raters] + [-1], np.int64)
     values = _value_array(table, policy, model_kind)
     human_values = _value_array(table, policy, human_kind)
+    model = (table.rater_kind == model_kind) & (rank >= 0) & ~np.isnan(values)
+    human = (table.rater_kind == human_kind) & (rank >= 0) & ~np.isnan(human_values)
     mi = np.flatnonzero(model)
     est: PanelEstimates = estimate_panel(
         rank[mi],
@@ -537,10 +626,9 @@ def _judges_report(
     n_roots = len(entered)
     human_rate = human_ci = None
     human_root = np.full(n_roots, np.nan)
+    pooled = None
     if hi.size:
-        pooled = rater_rates(
-            np.arange(hi.size), np.zeros(hi.size, np.int64), np.full(hi.size, 2), human_values[hi]
-        )[0]
+        pooled = clustered_rate(rank[hi], human_values[hi], level=est.level)
         human_rate = pooled.rate
         human_ci = (pooled.ci_low, pooled.ci_high) if pooled.ci_low is not None else None
         sums = np.bincount(rank[hi], weights=human_values[hi], minlength=n_roots)
@@ -583,6 +671,12 @@ def _judges_report(
                 rate_treatment_second=bias.rate_second,
                 kappa_with_humans=kappa_h,
                 prior=None if prior is None else prior.model_dump(),
+                roots=rate.n_roots,
+                rate_ci_basis=rate.ci_basis,
+                rate_design_effect=rate.design_effect,
+                rate_effective_n=rate.effective_n,
+                position_bias_ci_basis=bias.ci_basis,
+                position_bias_design_effect=bias.design_effect,
             )
         )
     agreement = tuple(
@@ -596,6 +690,7 @@ def _judges_report(
         for p in est.kappas
     )
     fitted: dict[str, Any] | None = None
+    record: dict[str, Any] = {}
     note = (
         "each judge relative to the humans' estimated rate: baseline_rate = that rate (no "
         "effect: the judge agrees with the humans), lean_h = the judge's estimated distance from "
@@ -607,7 +702,7 @@ def _judges_report(
         "prior (else 0)"
     )
     try:
-        fitted = fitted_panel_block(
+        record = fitted_panel_record(
             est,
             f"{config.panel.name} (fitted)",
             judges=names,
@@ -620,6 +715,13 @@ def _judges_report(
             reference_rate=human_rate,
             fallback_latent_correlation=config.panel.latent_correlation or 0.0,
         )
+        fitted = record["panel"]
+        if record["clips"]:
+            note += (
+                "; clipped for the simulator (fitted_panel.json `clips` names each, "
+                "`estimated` keeps the values as estimated): "
+                + ", ".join(f"{c['judge'] or 'panel'} {c['field']}" for c in record["clips"])
+            )
     except InputError as exc:
         note = f"no fitted panel: {exc}"
     return JudgesReport(
@@ -633,6 +735,11 @@ def _judges_report(
         effective_size=est.latent.effective_size,
         fitted_panel=fitted,
         fitted_panel_note=note,
+        human_roots=0 if pooled is None else pooled.n_roots,
+        human_rate_ci_basis="" if pooled is None else pooled.ci_basis,
+        human_rate_design_effect=None if pooled is None else pooled.design_effect,
+        fitted_panel_estimated=record.get("estimated"),
+        fitted_panel_clips=tuple(record.get("clips", ())),
     )
 
 
@@ -706,8 +813,10 @@ def _evidence_trail(values: RootValues, trace: TrackTrace) -> EvidenceTrail:
     stop = trace.stop
     return EvidenceTrail(
         root_ids=tuple(values.root_ids),
-        m=values.m,
-        h=values.h,
+        m_lo=values.m_lo,
+        m_hi=values.m_hi,
+        h_lo=values.h_lo,
+        h_hi=values.h_hi,
         model_judgments=values.model_judgments,
         human_judgments=values.human_judgments,
         model_bounds=b[:, 0:2],
@@ -741,8 +850,8 @@ def _continuation(
         n_h = 1
     with refusals.at(("planning",), "the roots-to-go simulation"):
         return roots_to_go(
-            values.m,
-            values.h,
+            values.m_lo,
+            values.h_lo,
             sequential.construction,
             construct.per_tail_alpha,
             sequential.spec,
@@ -755,6 +864,8 @@ def _continuation(
             config.planning.max_extra_roots,
             stream(config.seed, "study/roots-to-go"),
             effect_scale=1.0 if report.human_rate is not None else 0.0,
+            prefix_m_upper=values.m_hi,
+            prefix_h_upper=values.h_hi,
         )
 
 
@@ -821,8 +932,9 @@ def run_study(
             prep.data.readings.category,
             categories=a.categories,
         )
-        audit = AuditGate(a.kappa_min).evaluate(kappa)
+        audit = AuditGate(a.kappa_min, a.kappa_bound_level).evaluate(kappa)
     n = len(values.root_ids)
+    widths: tuple[float, float] | None = None
     trace: TrackTrace | None = None
     trail = EvidenceTrail.empty(TRACKS)  # an invalid instrument enters no root
     if audit.passed:
@@ -836,10 +948,23 @@ def run_study(
         ):
             trace = TrackTrace(
                 *_track_settings(construct, sequential),
-                values.m,
-                values.h,
+                values.m_lo,
+                values.h_lo,
                 sequential.cap_roots,
+                m_upper=values.m_hi,
+                h_upper=values.h_hi,
             )
+            if trace.bounded and n:
+                mid = TrackTrace(
+                    *_track_settings(construct, sequential),
+                    values.m,
+                    values.h,
+                    sequential.cap_roots,
+                )
+                widths = (
+                    float(trace.h_hi["registered"][-1] - trace.h_lo["registered"][-1]),
+                    float(mid.h_hi["registered"][-1] - mid.h_lo["registered"][-1]),
+                )
         at_stop = trace.at_stop("NO_VERDICT_WHEN_REGISTERED_STOPPED")
         all_data = trace.over_all(Verdict.INCONCLUSIVE.value)
         trail = _evidence_trail(values, trace)
@@ -921,6 +1046,7 @@ def run_study(
         data_files=prep.data.files,
         gates=gates,
         coverage=values.coverage,
+        estimate=study_estimate(values, prep.policy, construct, widths),
         audit=audit,
         instrument_valid=audit.passed,
         registered=at_stop["registered"],

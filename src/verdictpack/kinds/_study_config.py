@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from verdictpack.config._blocks import (
     MAX_COST,
@@ -409,7 +409,18 @@ class ReaderAuditDataSpec(StrictModel):
         default_factory=ReadingsMappingSpec,
         description="which column of the readings file holds root, reader and category",
     )
-    kappa_min: float = Field(gt=0.0, lt=1.0, description="instrument gate on Cohen's kappa")
+    kappa_min: float = Field(
+        gt=0.0, lt=1.0, description="instrument gate on the lower confidence bound of kappa"
+    )
+    kappa_bound_level: float = Field(
+        default=0.95,
+        gt=0.5,
+        lt=1.0,
+        description="level of the one-sided lower confidence bound of kappa the gate is on, in "
+        "(0.5, 1): the instrument is valid when this bound reaches kappa_min (an instrument "
+        "whose true kappa is below kappa_min then passes with probability at most about "
+        "1 - level)",
+    )
     categories: list[Text] | None = Field(
         default=None, min_length=2, description="the admissible categories (default: as read)"
     )
@@ -482,20 +493,66 @@ class StudyGatesSpec(StrictModel):
     )
 
 
+_IMPUTED = {
+    "half": "scoring an unknown answer ½ imputes a value the judge or reader never gave: at a "
+    "low human baseline it made false EFFECT_SUPPORTED verdicts several times more likely than "
+    "alpha allows",
+    "against_claim": "scoring an unknown answer against the claim protects EFFECT_SUPPORTED "
+    "only: it moves what the streams estimate, so BELOW_PRACTICAL_THRESHOLD and "
+    "NO_POSITIVE_EFFECT lose their guarantee",
+}
+
+
+def _bounded_only(value: Any) -> Any:
+    if value in _IMPUTED:
+        raise ValueError(
+            f"'bounded' ({value!r} is no longer accepted: {_IMPUTED[value]}; an unknown answer "
+            "is now bounded both ways, which keeps every verdict's error bound)"
+        )
+    return value
+
+
 class PolicySpec(StrictModel):
-    tie: Literal["half", "against_claim"] = Field(
+    """How a judgment becomes an observation, declared before the data."""
+
+    model_observation: Literal["choice", "probability"] = Field(
+        default="choice",
+        description="the estimand of a model judgment: 'choice', the answer the judge gave "
+        "(treatment 1, null partner 0, tie ½), as humans give theirs; or 'probability', a live "
+        "judge's probability of the treatment label from its logprobs (a judgment without one "
+        "is unknown, bounded both ways); never mixed in one stream",
+    )
+    tie: Literal["half"] = Field(
         default="half",
-        description="how a tie scores: 0.5, or against the claim (0 for a model, 1 for a human)",
+        description="a tie is a declared outcome scored ½ (part of the metric) for models and "
+        "humans alike",
     )
-    invalid: Literal["half", "against_claim"] = Field(
-        default="against_claim",
-        description="how an invalid judgment scores: 0.5, or against the claim (0 model, 1 human)",
+    invalid: Literal["bounded"] = Field(
+        default="bounded",
+        description="an invalid answer is unknown: scored 0 for the lower end of every stream "
+        "and 1 for the upper end (the only policy that keeps every verdict valid)",
     )
-    missing: Literal["half", "against_claim"] = Field(
-        default="against_claim",
-        description="how a registered cell with no judgment scores (and a human shortfall): "
-        "0.5, or against the claim",
+    missing: Literal["bounded"] = Field(
+        default="bounded",
+        description="a registered cell with no judgment, a human shortfall under "
+        "humans.judgments_per_root and a gap in the registered order are unknown, bounded "
+        "both ways like an invalid answer",
     )
+
+    @field_validator("tie", mode="before")
+    @classmethod
+    def _tie(cls, value: Any) -> Any:
+        if value == "against_claim":
+            raise ValueError(
+                "'half' ('against_claim' is no longer accepted: it scores a tie 0 for the "
+                "judges and 1 for the humans, a different metric in each stream)"
+            )
+        return value
+
+    @field_validator("invalid", "missing", mode="before")
+    @classmethod
+    def _unknown(cls, value: Any) -> Any:
+        return _bounded_only(value)
 
 
 class BudgetSpec(StrictModel):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import math
@@ -42,7 +43,6 @@ from verdictpack._output import LEDGER_NAME, LIVE_MARKER, LiveFolder
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import ConfigSource, compile_construct
 from verdictpack.core._tracks import TrackRun
-from verdictpack.evidence._assemble import Policy
 from verdictpack.evidence._ledger import Ledger
 from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
 from verdictpack.evidence.live._prices import Price
@@ -162,14 +162,22 @@ def manifest_hash(m: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class _Scores:
-    """Per admitted root (registered order): the file judges' model scores and H_i."""
+    """Per admitted root (registered order): the file judges' model scores in half units, their
+    lower and upper sums (a missing file cell unknown, 0 .. 2), and H_i's bounds (NaN: no H_i)."""
 
-    file_sum: np.ndarray[Any, Any]
-    file_cells: int
-    human: np.ndarray[Any, Any]
+    file_lo: np.ndarray[Any, Any]
+    file_hi: np.ndarray[Any, Any]
+    h_lo: np.ndarray[Any, Any]
+    h_hi: np.ndarray[Any, Any]
+
+    def human(self, i: int) -> tuple[float, float] | None:
+        lo, hi = float(self.h_lo[i]), float(self.h_hi[i])
+        return None if lo != lo else (lo, hi)
 
 
 def _scores(config: StudyConfig, prep: StudyPrepared) -> _Scores:
+    """The file judges' and the humans' part of every admitted root, bounded as
+    :mod:`~verdictpack.evidence._assemble` bounds a study's values (the same row bounds)."""
     table, policy, order = prep.table, prep.policy, prep.order
     n = len(order)
     rank_of = {r: k for k, r in enumerate(order)}
@@ -178,50 +186,49 @@ def _scores(config: StudyConfig, prep: StudyPrepared) -> _Scores:
     is_file = np.array([r in file_judges for r in table.raters] + [False], bool)[table.rater_code]
     model = (rank >= 0) & (table.rater_kind == _MODEL) & is_file
     human = (rank >= 0) & (table.rater_kind == _HUMAN)
-    m_scores = policy.scores(_MODEL)[table.choice].astype(np.float64)
-    h_scores = policy.scores(_HUMAN)[table.choice].astype(np.float64)
-    file_sum = np.bincount(rank[model], weights=m_scores[model], minlength=n)
+    m_lo, m_hi = policy.row_bounds(_MODEL, table.choice[model], table.p_treatment[model])
+    h_lo, h_hi = policy.row_bounds(_HUMAN, table.choice[human], table.p_treatment[human])
     file_n = np.bincount(rank[model], minlength=n)
-    cells = len(file_judges) * 2 * config.panel.trials
-    file_sum = file_sum + (cells - file_n) * policy.missing_score(_MODEL)
-    h_sum = np.bincount(rank[human], weights=h_scores[human], minlength=n)
+    missing = len(file_judges) * 2 * config.panel.trials - file_n
+    file_lo = np.bincount(rank[model], weights=m_lo, minlength=n)
+    file_hi = np.bincount(rank[model], weights=m_hi, minlength=n) + 2 * missing
     h_n = np.bincount(rank[human], minlength=n)
     expected = config.humans.judgments_per_root or 0
-    n_h = np.where(h_n > 0, np.maximum(h_n, expected), 0)
-    h_sum = h_sum + (n_h - h_n) * policy.missing_score(_HUMAN)
+    n_h = np.maximum(h_n, expected)
+    shortfall = n_h - h_n
+    lo_sum = np.bincount(rank[human], weights=h_lo, minlength=n)
+    hi_sum = np.bincount(rank[human], weights=h_hi, minlength=n) + 2 * shortfall
     with np.errstate(invalid="ignore", divide="ignore"):
-        h = np.where(n_h > 0, h_sum / (2 * np.maximum(n_h, 1)), np.nan)
-    return _Scores(file_sum, cells, h)
+        lo = np.where(n_h > 0, lo_sum / (2 * np.maximum(n_h, 1)), np.nan)
+        hi = np.where(n_h > 0, hi_sum / (2 * np.maximum(n_h, 1)), np.nan)
+    return _Scores(file_lo, file_hi, lo, hi)
 
 
 def _check_committed(commits: Any, prep: StudyPrepared, scores: _Scores) -> None:
     """A committed root's evidence never changes: the commits must follow the registered order,
-    and the human annotations in the files must still give each committed root the H_i it was
-    committed with (new annotations belong to roots not yet committed, where they are taken up
-    in the registered order)."""
+    and the human annotations in the files must still give each committed root the H_i bounds
+    it was committed with (new annotations belong to roots not yet committed, where they are
+    taken up in the registered order)."""
     for k, c in enumerate(commits):
         if k >= len(prep.order) or c["root_id"] != prep.order[k]:
             raise UsageError(
                 f"the ledger's commit {k + 1} is root {c['root_id']!r}, not the registered "
                 "order's: the ledger does not belong to these stimuli"
             )
-        now = float(scores.human[k])
-        then = c["h"]
-        same = (then is None and now != now) or (then is not None and math.isclose(now, then))
+        now = scores.human(k)
+        then = None if c["h_lo"] is None else (c["h_lo"], c["h_hi"])
+        same = (then is None and now is None) or (
+            then is not None
+            and now is not None
+            and math.isclose(now[0], then[0])
+            and math.isclose(now[1], then[1])
+        )
         if not same:
             raise UsageError(
                 f"the human annotations of root {c['root_id']!r}, committed as root {k + 1} with "
-                f"H = {then}, now give H = {None if now != now else now}: a committed root's "
-                "evidence cannot change (add annotations only for roots not yet committed, or "
-                "start a new study folder)"
+                f"H in {then}, now give H in {now}: a committed root's evidence cannot change "
+                "(add annotations only for roots not yet committed, or start a new study folder)"
             )
-
-
-def _live_score(policy: Policy, choice: str, p_treatment: float | None) -> float:
-    """A live cell's score in half units: 2·P(treatment) when the logprobs gave it."""
-    if p_treatment is not None and choice != "invalid":
-        return 2.0 * float(p_treatment)
-    return float(policy.scores(_MODEL)[CHOICES.index(choice)])
 
 
 def _live_table(ledger: Ledger, committed_ids: set[str]) -> JudgmentTable:
@@ -273,8 +280,11 @@ def run_live_study(
             scores = _scores(config, prep)
             _check_committed(committed, prep, scores)
             for k, c in enumerate(committed):
+                h_c = None if c["h_lo"] is None else (c["h_lo"], c["h_hi"])
                 tracks.step(
-                    c["m"], c["h"], at_cap=k + 1 == min(sequential.cap_roots, len(prep.order))
+                    (c["m_lo"], c["m_hi"]),
+                    h_c,
+                    at_cap=k + 1 == min(sequential.cap_roots, len(prep.order)),
                 )
             policy = prep.policy
             total_cells = (len(config.panel.judges)) * 2 * config.panel.trials
@@ -283,13 +293,11 @@ def run_live_study(
 
             def root_value(
                 i: int, cells: Mapping[tuple[str, str, int], tuple[str, float | None]]
-            ) -> float:
-                live = sum(_live_score(policy, ch, p) for ch, p in cells.values())
-                return float((scores.file_sum[i] + live) / (2 * total_cells))
-
-            def human_value(i: int) -> float | None:
-                v = float(scores.human[i])
-                return None if v != v else v
+            ) -> tuple[float, float]:
+                live = [policy.cell_bounds(ch, p) for ch, p in cells.values()]
+                lo = scores.file_lo[i] + sum(b[0] for b in live)
+                hi = scores.file_hi[i] + sum(b[1] for b in live)
+                return float(lo / (2 * total_cells)), float(hi / (2 * total_cells))
 
             own = transport or HttpxTransport()
             progress = _progress_line if (options and options.progress) else None
@@ -304,7 +312,7 @@ def run_live_study(
                         own,
                         tracks,
                         root_value,
-                        human_value,
+                        scores.human,
                         cap=sequential.cap_roots,
                         budget=config.budget.judges,
                         seed=config.seed,
@@ -453,6 +461,10 @@ class StudyPlan:
     budget: float | None
     roots_within_budget: int | None
     within_budget: Any  # RootsToGo: P(a verdict within the budget's roots), or None
+    human_rate: float = 0.5  # the humans' rate of the planned world
+    human_rate_source: str = ""
+    cap: int = 0  # the one cap of the plan: its sentences and its route tables alike
+    cap_reason: str = ""
 
 
 def _sheet_panel(
@@ -531,28 +543,41 @@ def plan_study(
         tokens = math.ceil(sum(len(m["content"]) for m in messages) / 3) + 16
         call_costs[j.name] = max_call_cost(j.price, tokens, j.sampling.max_tokens)
     block, source_text = _sheet_panel(config, sheets, call_costs)
+    human_rate, rate_source = _plan_human_rate(construct.human_baseline_rate, sheets)
     panel = build_panel(PanelSpec.model_validate(block))
     per_root = sum(call_costs.values()) * config.panel.trials * 2
     scores = _scores(config, prep)
-    has_h = ~np.isnan(scores.human)
+    has_h = ~np.isnan(scores.h_lo)
     coverage = float(has_h.mean()) if has_h.size else 0.0
     n_h = config.humans.judgments_per_root or 1
-    design = route_design(
-        construct,
-        panel,
-        HumanSpec(judgments_per_root=n_h, cost_per_judgment=0.0),
-        sequential,
-        RoutesSpec(sprt_beta=PLAN_SPRT_BETA, fixed_n_power=PLAN_FIXED_N_POWER),
-    )
-    scenario = TruthScenario(name="the sheets' world", effect_scale=1.0)
-    oc = simulate_scenario(design, scenario, config.seed, "study/plan", replicates)
     budget = config.budget.judges
+    # one cap for the whole plan: the config's cap, the admitted roots, the budget's roots
     horizon = min(sequential.cap_roots, len(prep.order))
-    within = None
+    reason = (
+        f"the cap of {sequential.cap_roots:,} roots"
+        if sequential.cap_roots <= len(prep.order)
+        else f"the {len(prep.order):,} admitted roots"
+    )
     roots_budget = None
     if budget is not None and per_root > 0:
         roots_budget = min(int(budget // per_root), MAX_PLAN_ROOTS)
-        horizon = min(horizon, roots_budget)
+        if roots_budget < horizon:
+            horizon = roots_budget
+            reason = f"the judges' budget {budget:.6g}, which covers {roots_budget:,} roots"
+    design = dataclasses.replace(
+        route_design(
+            construct,
+            panel,
+            HumanSpec(judgments_per_root=n_h, cost_per_judgment=0.0),
+            dataclasses.replace(sequential, cap_roots=max(1, horizon)),
+            RoutesSpec(sprt_beta=PLAN_SPRT_BETA, fixed_n_power=PLAN_FIXED_N_POWER),
+        ),
+        human_rate=human_rate,
+        score_by_true_h=True,
+    )
+    scenario = TruthScenario(name="the sheets' world", effect_scale=1.0)
+    oc = simulate_scenario(design, scenario, config.seed, "study/plan", replicates)
+    within = None
     if horizon >= 1:
         within = roots_to_go(
             np.zeros(0),
@@ -562,13 +587,14 @@ def plan_study(
             sequential.spec,
             construct.governing_threshold_h,
             panel,
-            construct.human_baseline_rate,
+            human_rate,
             n_h,
             max(coverage, 1e-9),
             max(100, replicates // 2),
             horizon,
             stream(config.seed, "study/plan/budget"),
             effect_scale=1.0,
+            method="sheets",
         )
     return StudyPlan(
         construct=construct,
@@ -581,6 +607,26 @@ def plan_study(
         budget=budget,
         roots_within_budget=roots_budget,
         within_budget=within,
+        human_rate=human_rate,
+        human_rate_source=rate_source,
+        cap=horizon,
+        cap_reason=reason,
+    )
+
+
+def _plan_human_rate(configured: float, sheets: Mapping[str, Any] | None) -> tuple[float, str]:
+    """The humans' rate of the planned world: the one a fitted_panel.json carries (its sheets
+    are written relative to it, so the two belong together), else ``configured`` (the
+    construct's human baseline rate)."""
+    if sheets is None:
+        return configured, "the construct's human baseline rate"
+    fitted = sheets.get("human_rate") if "panel" in sheets else None
+    if isinstance(fitted, int | float) and 0.0 < float(fitted) < 1.0:
+        return float(fitted), "the humans' rate fitted with the sheets (fitted_panel.json)"
+    return configured, (
+        "the construct's human baseline rate: the sheets carry no fitted human rate (a "
+        "fitted_panel.json written before it did, or a study without human judgments), so "
+        "sheets fitted relative to another rate would shift the planned world's h"
     )
 
 

@@ -26,6 +26,7 @@ from verdictpack.render._markdown import (
     track_row,
 )
 from verdictpack.render._summary import summary_block, worlds_section
+from verdictpack.simulate._human import ReaderAuditSize
 
 # ----------------------------------------------------------------------------------------------
 # Engine
@@ -75,7 +76,7 @@ def render_engine_report(r: Any) -> str:
         f"{s.pairs} pairs bound the gate's error below {fmt_p(s.error_rate)} at confidence "
         f"{fmt_p(s.confidence)}; exact).\n"
     )
-    a, b = r.audit, r.baseline
+    a, b, z = r.audit, r.baseline, r.audit_sizing
     out.append("## Human layer\n")
     out.append(
         table(
@@ -84,10 +85,14 @@ def render_engine_report(r: Any) -> str:
                 [
                     "instrument validation (reader reconstruction)",
                     f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
-                    f"{fmt_p(a.kappa)} (95% CI {fmt_p(a.ci_low)}..{fmt_p(a.ci_high)}, closed "
-                    f"form); gate kappa ≥ {fmt_p(a.kappa_min)} on the point estimate: "
+                    f"{fmt_p(a.kappa)} (point estimate; {100 * a.level:g}% CI "
+                    f"{fmt_p(a.ci_low)}..{fmt_p(a.ci_high)}, closed form); one-sided "
+                    f"{100 * a.bound_level:g}% lower bound {fmt_p(a.lower_bound)} (exact "
+                    "Clopper–Pearson bound of the observed agreement, chance-corrected); gate "
+                    f"lower bound ≥ {fmt_p(a.kappa_min)}: "
                     f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**",
                 ],
+                ["reader-audit sizing", _audit_sizing_text(z)],
                 [
                     "preference baseline (powered)",
                     f"pilot {b.pilot_roots} roots ({b.pilot_touches} touches) + confirmatory "
@@ -214,3 +219,31 @@ def render_files(r: EngineResult) -> dict[str, str]:
         "power_report.json": dump_json(power),
         "registered_vs_extension.md": render_registered_vs_extension(r),
     }
+
+
+def _audit_sizing_text(z: ReaderAuditSize) -> str:
+    """The reader-audit sizing: the roots at which readers at the planning kappa pass the gate
+    with the target probability, and the registered roots' pass probability when one is set."""
+    head = (
+        f"readers at the planning kappa {fmt_p(z.planning_kappa)} (reconstruction rate "
+        f"{fmt_p(z.planning_rate)})"
+    )
+    if z.roots is None:
+        text = (
+            f"{head} do not exceed the gate kappa_min: no audit size passes them with "
+            f"probability ≥ {fmt_p(z.target_pass_probability)}"
+        )
+    else:
+        text = (
+            f"{head} pass the gate with probability ≥ {fmt_p(z.target_pass_probability)} from "
+            f"{z.roots} roots (simulated {fmt_fig(z.pass_probability)}"
+        )
+        if z.pass_probability_below is not None:
+            text += f"; {z.roots - 1} roots: {fmt_fig(z.pass_probability_below)}"
+        text += ")"
+    if z.registered_roots is None:
+        return text + "; the audit uses that size"
+    return (
+        f"{text}; the registered {z.registered_roots} roots pass with probability "
+        f"{fmt_fig(z.pass_probability_registered)}"
+    )

@@ -330,9 +330,11 @@ def _kappa(audit: Any, name: str, simulated_readers: bool) -> Figure:
     caption = (
         f"The reader audit: Cohen's kappa of {audit.n_roots:,} roots read by two readers "
         f"({who}) with its {audit.level:.0%} interval, against the gate kappa ≥ "
-        f"{audit.kappa_min:g} (dashed): {'PASSED' if audit.passed else 'FAILED'} on the point "
-        "estimate. The kappa is exact from the readings; its interval is closed form "
-        "(asymptotic)."
+        f"{audit.kappa_min:g} (dashed): {'PASSED' if audit.passed else 'FAILED'} on the "
+        f"one-sided {100 * audit.bound_level:g}% lower bound {float(audit.lower_bound):.4f} "
+        "(exact Clopper–Pearson bound of the observed agreement, chance-corrected), not on the "
+        "point estimate. The kappa is exact from the readings; its two-sided interval is closed "
+        "form (asymptotic)."
     )
     return Figure(name, None, svg, caption)
 

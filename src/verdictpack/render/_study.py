@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._study import StudyPrepared, StudyResult
 from verdictpack.kinds._study_live import StudyPlan
@@ -29,11 +31,62 @@ def _opt(v: float | None, digits: int = 3) -> str:
 
 
 def _policy_text(r: StudyResult) -> str:
-    p = r.policy
-    tie = "0.5" if p["tie"] == "half" else "against the claim (model 0, human 1)"
-    inv = "0.5" if p["invalid"] == "half" else "against the claim (model 0, human 1)"
-    mis = "0.5" if p["missing"] == "half" else "against the claim (model 0, human 1)"
-    return f"a tie counts {tie}; an invalid judgment counts {inv}; a missing one counts {mis}"
+    if r.policy.get("model_observation", "choice") == "probability":
+        what = (
+            "a model judgment is its label probability (the declared probability estimand; one "
+            "without a probability is unknown)"
+        )
+    else:
+        what = "a judgment is the answer given (treatment 1, null partner 0)"
+    return (
+        f"{what}; a tie counts ½; an invalid answer, a missing registered cell and a human "
+        "shortfall are unknown, bounded both ways (0 for the lower end of every stream, 1 for "
+        "the upper), so each verdict keeps its error bound whatever they were"
+    )
+
+
+def _estimate_section(r: StudyResult) -> list[str]:
+    e, c = r.estimate, r.coverage
+    out = ["## Estimate\n"]
+    what = "answers given" if e.observation == "choice" else "label probabilities"
+    out.append(
+        table(
+            ["figure", "value"],
+            [
+                ["judges' observation (declared)", what],
+                ["judges' rate (known answers)", _opt(e.model_rate, 4)],
+                ["humans' rate (known answers)", _opt(e.human_rate, 4)],
+                ["h, point estimate", _opt(e.h_point, 4)],
+                ["h from the judges' label probabilities", _opt(e.h_point_probability, 4)],
+                ["unknown model answers (bounded)", f"{e.model_unknown:,}"],
+                ["unknown human answers (bounded)", f"{e.human_unknown:,}"],
+                ["h-interval width, unknowns bounded", _opt(e.width_bounded, 4)],
+                ["h-interval width, were each unknown ½", _opt(e.width_midpoint, 4)],
+            ],
+        )
+    )
+    out.append(
+        "The rates pool the known answers and the point estimate is φ(judges) − φ(humans): a "
+        "description. The verdict rests on the h-interval, which bounds every unknown answer "
+        "both ways; the width it cost is shown against the width were each unknown ½ (that "
+        "width has no guarantee).\n"
+    )
+    if e.warning is not None:
+        out.append(f"**Warning:** {e.warning}.\n")
+    if e.roots_without_humans_unbounded:
+        out.append(
+            f"**Assumption:** {e.roots_without_humans_unbounded:,} of {c.roots_entered:,} roots "
+            "entered have no human judgment and no human count was declared "
+            "(humans.judgments_per_root): the human stream reads the roots that have one, "
+            "assuming the others are missing at random. Declare the count to bound them "
+            "instead.\n"
+        )
+    if c.gap_roots:
+        out.append(
+            f"{c.gap_roots:,} admitted roots before the last judged one have no model judgment: "
+            "they entered in their registered place with every cell unknown (never skipped).\n"
+        )
+    return out
 
 
 def render_study_report(r: StudyResult) -> str:
@@ -52,20 +105,39 @@ def render_study_report(r: StudyResult) -> str:
         "already in the files; each interval is the running intersection, valid at any root):\n"
     )
     out.append(table(TRACK_HEADERS, [track_row(r.all_data[t]) for t in r.all_data]))
+    out.extend(_estimate_section(r))
     if r.roots_to_go is not None:
         g = r.roots_to_go
         med = g.median_extra_roots
         out.append("## How many more roots would settle it (simulated)\n")
+        n = g.max_extra_roots
+        if g.method == "bootstrap":
+            how = (
+                f"{g.replicates:,} continuations of the {g.roots_observed:,} roots observed, "
+                f"each in a world of its own: a resample (with replacement) of the observed "
+                f"roots' values, from which its further roots are drawn, so the figures carry "
+                f"the uncertainty of the estimated rates (humans on {fmt_p(g.human_coverage)} "
+                f"of the roots observed)"
+            )
+        else:
+            how = (
+                f"{g.replicates:,} continuations of the {g.roots_observed:,} roots observed, "
+                f"simulated from the fitted sheets (humans at rate {fmt_p(g.human_rate)}, "
+                f"coverage {fmt_p(g.human_coverage)}, {g.humans_per_root} per root)"
+            )
         out.append(
-            f"Simulated from the fitted sheets (humans at rate {fmt_p(g.human_rate)}, coverage "
-            f"{fmt_p(g.human_coverage)}, {g.humans_per_root} per root), {g.replicates:,} "
-            f"continuations of the {g.roots_observed:,} roots observed: P(a verdict within "
-            f"{g.max_extra_roots:,} more roots) = {g.p_verdict.value:.3f} (MCSE "
+            f"{how}: P(a verdict within {n:,} more roots) = {g.p_verdict.value:.3f} (MCSE "
             f"{g.p_verdict.mcse:.3f}); median more roots "
-            + ("beyond the horizon" if med is None else f"{int(med.value):,}")
-            + ". A planning figure under the fitted sheets, not a guarantee. Which verdict: "
-            + ", ".join(f"{v} {q.value:.3f} (MCSE {q.mcse:.3f})" for v, q in g.verdicts.items())
-            + ".\n"
+            + (f"beyond {n:,}" if med is None else f"{int(med.value):,}")
+            + ". A planning figure, not a guarantee. The outcomes within "
+            + f"{n:,} more roots (shares summing to 1): "
+            + ", ".join(
+                f"{'no verdict within ' + format(n, ',') if v == 'INCONCLUSIVE' else v} "
+                f"{q.value:.3f} (MCSE {q.mcse:.3f})"
+                for v, q in g.verdicts.items()
+            )
+            + ". The quantiles of the more roots count every continuation; — marks one beyond "
+            + f"{n:,}.\n"
         )
         out.append(
             table(
@@ -90,18 +162,28 @@ def render_study_report(r: StudyResult) -> str:
             [
                 ["judgment rows (model / human)", f"{c.model_rows:,} / {c.human_rows:,}"],
                 ["admitted roots", f"{c.admitted_roots:,}"],
-                ["roots entered (with model judgments)", f"{c.roots_entered:,}"],
-                ["admitted roots not yet judged", f"{c.admitted_roots_unjudged:,}"],
+                ["roots entered (to the last judged one)", f"{c.roots_entered:,}"],
+                ["admitted roots after the last judged one", f"{c.admitted_roots_unjudged:,}"],
+                ["roots entered with no model judgment (all unknown)", f"{c.gap_roots:,}"],
                 ["roots with human judgments", f"{c.roots_with_humans:,}"],
+                [
+                    "roots without a human value (missing at random, assumed)",
+                    f"{c.roots_without_humans_unbounded:,}",
+                ],
                 ["rows on roots the gates refused (left out)", f"{c.rows_on_refused_roots:,}"],
                 ["roots some judge saw in one order only", f"{c.roots_one_order_only:,}"],
                 [
                     "model ties / invalid / missing cells",
                     f"{c.model_ties:,} / {c.model_invalid:,} / {c.model_missing_cells:,}",
                 ],
+                ["model answers without a probability", f"{c.model_without_probability:,}"],
                 [
-                    "human ties / invalid / missing",
+                    "human ties / invalid / shortfall",
                     f"{c.human_ties:,} / {c.human_invalid:,} / {c.human_missing:,}",
+                ],
+                [
+                    "unknown values bounded (model / human)",
+                    f"{c.model_unknown:,} / {c.human_unknown:,}",
                 ],
             ],
         )
@@ -123,8 +205,10 @@ def render_study_report(r: StudyResult) -> str:
     out.append("## Reader audit (instrument validation)\n")
     out.append(
         f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
-        f"{fmt_p(a.kappa)} (95% CI {fmt_p(a.ci_low)}..{fmt_p(a.ci_high)}, closed form); gate "
-        f"kappa ≥ {fmt_p(a.kappa_min)} on the point estimate: "
+        f"{fmt_p(a.kappa)} (point estimate; {100 * a.level:g}% CI {fmt_p(a.ci_low)}.."
+        f"{fmt_p(a.ci_high)}, closed form); one-sided {100 * a.bound_level:g}% lower bound "
+        f"{fmt_p(a.lower_bound)} (exact Clopper–Pearson bound of the observed agreement, "
+        f"chance-corrected); gate lower bound ≥ {fmt_p(a.kappa_min)}: "
         f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**.\n"
     )
     j = r.judges_report
@@ -139,6 +223,8 @@ def render_study_report(r: StudyResult) -> str:
                 "position bias",
                 "CI",
                 "kappa with humans (root level)",
+                "roots",
+                "design effect (rate, position bias)",
             ],
             [
                 [
@@ -151,6 +237,8 @@ def render_study_report(r: StudyResult) -> str:
                     "—"
                     if not e.kappa_with_humans or e.kappa_with_humans.get("kappa") is None
                     else f"{e.kappa_with_humans['kappa']:.3f} " + _iv(e.kappa_with_humans["ci"], 3),
+                    f"{e.roots:,}",
+                    f"{_opt(e.rate_design_effect, 2)}, {_opt(e.position_bias_design_effect, 2)}",
                 ]
                 for e in j.judges
             ],
@@ -164,10 +252,18 @@ def render_study_report(r: StudyResult) -> str:
             )
         )
     out.append(
+        "Every interval takes the root as the unit (a judge's judgments on one root are "
+        "correlated): the rates' are Wilson intervals on the root-clustered effective count, "
+        "the position biases' the correlated MOVER of the two orders' (docs/statistics.md, "
+        "the judges' intervals).\n"
+    )
+    out.append(
         f"Human rate {_opt(j.human_rate)} {_iv(j.human_rate_ci, 3)} over {j.human_judgments:,} "
-        f"judgments; latent correlation {_opt(j.latent_correlation)}, effective panel size "
-        f"{_opt(j.effective_size, 2)}. Fitted panel (fitted_panel.json, a `panel` block for the "
-        f"sizing, verdict and battery kinds): {j.fitted_panel_note}.\n"
+        f"judgments on {j.human_roots:,} roots (design effect "
+        f"{_opt(j.human_rate_design_effect, 2)}); latent correlation "
+        f"{_opt(j.latent_correlation)}, effective panel size {_opt(j.effective_size, 2)}. "
+        "Fitted panel (fitted_panel.json, a `panel` block for the sizing, verdict and battery "
+        f"kinds): {j.fitted_panel_note}.\n"
     )
     out.append("## Cost\n")
     out.append(
@@ -210,7 +306,6 @@ def render_files(r: StudyResult) -> dict[str, str]:
         f"{c.route},{c.line},{int(c.touches.value)},{float(c.cost.value)!r},{c.cost.basis}"
         for c in r.costs
     ]
-    fitted = data["judges_report"]["fitted_panel"]
     return {
         "report.md": render_study_report(r),
         "results.json": dump_json(data),
@@ -221,9 +316,26 @@ def render_files(r: StudyResult) -> dict[str, str]:
         "root_order.txt": "".join(f"{rid}\n" for rid in r.order),
         "validity_report.json": dump_json(validity),
         "judges.json": dump_json(data["judges_report"]),
-        "fitted_panel.json": dump_json({"panel": fitted} if fitted else {}),
+        "fitted_panel.json": dump_json(fitted_panel_file(data["judges_report"])),
         "cost_comparison.csv": "\n".join(costs) + "\n",
     }
+
+
+def fitted_panel_file(judges_report: dict[str, Any]) -> dict[str, Any]:
+    """fitted_panel.json: the fitted panel block and, when the study had human judgments, the
+    humans' rate its sheets are written relative to (``--plan --sheets`` plans with both);
+    ``estimated``, the values as estimated (a negative position bias kept), and ``clips``,
+    each field the simulator's block needed clipped (judge, field, estimated, written,
+    reason)."""
+    fitted = judges_report.get("fitted_panel")
+    if not fitted:
+        return {}
+    out: dict[str, Any] = {"panel": fitted}
+    if judges_report.get("human_rate") is not None:
+        out["human_rate"] = judges_report["human_rate"]
+    out["estimated"] = judges_report.get("fitted_panel_estimated")
+    out["clips"] = judges_report.get("fitted_panel_clips") or []
+    return out
 
 
 def render_validation(prep: StudyPrepared, config_name: str) -> str:
@@ -264,8 +376,13 @@ def render_plan(plan: StudyPlan) -> str:
     out = [f"# verdictpack study plan — {plan.construct.name}", ""]
     out.append(
         f"Simulated from {plan.sheets_source}, in the world they describe (true h "
-        f"{fmt_x(oc.true_h)}: model rate {fmt_p(oc.mu_model)}, human rate {fmt_p(oc.mu_human)}); "
-        f"{oc.replicates:,} replicates per route. Nothing was sent to any endpoint.\n"
+        f"{fmt_x(oc.true_h)}: model rate {fmt_p(oc.mu_model)}, human rate {fmt_p(oc.mu_human)}, "
+        f"the humans' rate from {plan.human_rate_source}); {oc.replicates:,} replicates per "
+        "route. Nothing was sent to any endpoint. Each verdict is scored from that true h: "
+        "EFFECT_SUPPORTED is right iff h ≥ the threshold "
+        f"{fmt_x(plan.construct.governing_threshold_h)}, BELOW_PRACTICAL_THRESHOLD iff h is below "
+        'it, NO_POSITIVE_EFFECT iff h ≤ 0 (SPRT and fixed-n: "effect" wrong iff h ≤ 0, "no '
+        'effect" wrong iff h ≥ the threshold); INCONCLUSIVE is neither.\n'
     )
     out.append(
         f"Worst-case cost of one root's live judgments: {plan.cost_per_root:.6g} "
@@ -273,19 +390,21 @@ def render_plan(plan: StudyPlan) -> str:
         f"{plan.roots_available:,} admitted roots; humans (from the files) on "
         f"{fmt_p(plan.human_coverage)} of them (the routes below assume humans on every root).\n"
     )
+    out.append(
+        f"One cap for the whole plan: {plan.cap:,} roots ({plan.cap_reason}), in the sentence "
+        "below and in every sequential route's table alike.\n"
+    )
     w = plan.within_budget
     if w is not None:
-        binds = [f"{w.max_extra_roots:,} roots (the cap and the admitted roots allow"]
-        if plan.roots_within_budget is not None:
-            binds.append(
-                f"; the judges' budget {plan.budget:.6g} covers {plan.roots_within_budget:,})"
-            )
-        else:
-            binds.append("; no budget set)")
         out.append(
-            f"**P(a registered verdict within {''.join(binds)} = {w.p_verdict.value:.3f}** "
+            f"**P(a registered verdict within {plan.cap:,} roots) = {w.p_verdict.value:.3f}** "
             f"(simulated, MCSE {w.p_verdict.mcse:.3f}, {w.replicates:,} replicates, at the "
-            "observed human coverage).\n"
+            "observed human coverage); the outcomes within them: "
+            + ", ".join(
+                f"{'no verdict' if v == 'INCONCLUSIVE' else v} {q.value:.3f}"
+                for v, q in w.verdicts.items()
+            )
+            + ".\n"
         )
     out.append("## Every route\n")
     out.append(oc_table(oc))

@@ -192,6 +192,28 @@ def _engine(r: EngineResult) -> tuple[str, ...]:
     )
 
 
+def estimate_line(r: StudyResult) -> str | None:
+    """The study's point figures and what was bounded (None before any root entered)."""
+    e = r.estimate
+    if e.model_rate is None and e.human_rate is None:
+        return None
+    what = "answers given" if e.observation == "choice" else "label probabilities"
+    line = (
+        f"Estimate: judges {fmt_p(e.model_rate)} vs humans {fmt_p(e.human_rate)} prefer the "
+        f"treatment (judges' {what}; h = {fmt_x(e.h_point)}, a point estimate: the verdict "
+        "rests on the interval)"
+    )
+    if e.width_bounded is not None:
+        line += (
+            f"; {fmt_count(e.model_unknown)} model and {fmt_count(e.human_unknown)} human "
+            f"answers unknown, bounded both ways (h-interval width {fmt_x(e.width_bounded)}; "
+            f"{fmt_x(e.width_midpoint)} were each ½)"
+        )
+    if e.warning is not None:
+        line += "; **the judges' label probabilities point elsewhere** (see Estimate)"
+    return line + "."
+
+
 def _study(r: StudyResult) -> tuple[str, ...]:
     total = next(
         (c for c in r.costs if c.route == "to the registered verdict" and c.line == "total"), None
@@ -207,10 +229,12 @@ def _study(r: StudyResult) -> tuple[str, ...]:
         g = r.roots_to_go
         go = (
             f"Planning: P(a verdict within {g.max_extra_roots:,} more roots) = "
-            f"{_fig(g.p_verdict)}, from the fitted sheets (a planning figure, not a guarantee)."
+            f"{_fig(g.p_verdict)}, from simulated continuations of the data (a planning figure, "
+            "not a guarantee)."
         )
     return _lines(
         _verdict_line(r.registered, r.stop_reason),
+        estimate_line(r),
         f"Evidence: {r.evidence_source} — {r.roots_available:,} roots judged in the registered "
         f"order ({r.root_order}); {r.roots_run:,} read to the registered verdict.",
         cost,

@@ -16,6 +16,12 @@ What is *estimated* from the data and what is a *planning assumption*:
 * ``position_bias`` — estimated: δ̂ = (m_first − m_second)/2 of the estimates. A character sheet
   only carries a shift toward the item shown *first* (δ >= 0), so a negative δ̂ is written as 0,
   and δ is capped so that p ± δ stays in [0, 1] and below 0.5.
+
+Nothing is clipped silently: :func:`fitted_panel_record` returns, beside the block, the values
+*as estimated* (``estimated``: each judge's counterbalanced rate and position bias with its
+interval, the latent correlation, negative values kept) and one ``clips`` entry per field the
+simulator needed changed (judge, field, estimated, written, reason). fitted_panel.json writes
+all three; the block alone is what the simulation and ``--plan`` read.
 * ``latent_correlation`` — estimated: the mean tetrachoric ρ over informative judge pairs, clipped
   into the range a panel of J judges can carry (ρ >= −1/(2J − 1), 1 + (J − 1)ρ > 0). When no pair
   is informative, ``fallback_latent_correlation`` (a planning assumption, default 0) is used.
@@ -43,12 +49,22 @@ from verdictpack.core._estimates import PanelEstimates
 from verdictpack.core._scales import phi
 from verdictpack.simulate._judges import JudgeSheet, Panel
 
-__all__ = ["RATE_FLOOR", "fitted_panel_block"]
+__all__ = ["RATE_FLOOR", "fitted_panel_block", "fitted_panel_record"]
 
 RATE_FLOOR: Final[float] = 1e-3  # fitted rates are kept in [RATE_FLOOR, 1 - RATE_FLOOR]
 _MAX_BIAS: Final[float] = 0.499  # the panel block's position_bias must be < 0.5
 _RHO_MARGIN: Final[float] = 1e-9
 _DEFAULT_ROLE: Final[str] = "fitted judge"
+_WHY_RATE = (
+    f"a character sheet's rate must lie strictly inside (0, 1): kept in [{RATE_FLOOR}, "
+    f"{1 - RATE_FLOOR}]"
+)
+_WHY_NEGATIVE = (
+    "a character sheet carries only a shift toward the item shown first (position_bias >= 0); "
+    "the estimate favours the item shown second, written as 0"
+)
+_WHY_CAP = "p ± position_bias must stay in [0, 1] and position_bias below 0.5 at the rate written"
+_WHY_RHO = "the range a panel of J judges can carry (rho >= -1/(2J - 1), at most 1)"
 
 
 def _per_judge(name: str, table: Mapping[str, Any] | None, default: Any) -> Any:
@@ -69,7 +85,38 @@ def fitted_panel_block(
     fallback_latent_correlation: float = 0.0,
     reference_rate: float | None = None,
 ) -> dict[str, Any]:
-    """The panel config block fitted from ``estimates`` (see the module docstring).
+    """The panel config block fitted from ``estimates``: the ``panel`` of
+    :func:`fitted_panel_record` (same arguments)."""
+    record = fitted_panel_record(
+        estimates,
+        name,
+        judges=judges,
+        roles=roles,
+        costs=costs,
+        lean_h=lean_h,
+        noise=noise,
+        fallback_latent_correlation=fallback_latent_correlation,
+        reference_rate=reference_rate,
+    )
+    block: dict[str, Any] = record["panel"]
+    return block
+
+
+def fitted_panel_record(
+    estimates: PanelEstimates,
+    name: str,
+    *,
+    judges: Sequence[str] | None = None,
+    roles: Mapping[str, str] | None = None,
+    costs: Mapping[str, float] | None = None,
+    lean_h: Mapping[str, float] | None = None,
+    noise: Mapping[str, float] | None = None,
+    fallback_latent_correlation: float = 0.0,
+    reference_rate: float | None = None,
+) -> dict[str, Any]:
+    """``{"panel": block, "estimated": ..., "clips": [...]}``: the panel config block fitted
+    from ``estimates`` (see the module docstring), the values as estimated, and every clip the
+    block needed, by judge and field.
 
     ``reference_rate`` (a study's estimated human rate): when given, each judge is written
     relative to it -- ``baseline_rate`` = the reference (no effect: the judge agrees with the
@@ -102,6 +149,15 @@ def fitted_panel_block(
     if not chosen:
         raise InputError("judges", "at least one judge with judgments", [])
     sheets = []
+    estimated: list[dict[str, Any]] = []
+    clips: list[dict[str, Any]] = []
+
+    def clip(judge: str | None, field: str, was: float, now: float, why: str) -> None:
+        if now != was:
+            clips.append(
+                {"judge": judge, "field": field, "estimated": was, "written": now, "reason": why}
+            )
+
     for judge in chosen:
         i = index[judge]
         rate = estimates.rates[i]
@@ -109,19 +165,33 @@ def fitted_panel_block(
         if rate.rate is None:
             raise InputError("judges", "judges with at least one judgment", judge)
         if bias.rate_first is not None and bias.rate_second is not None:
-            p = 0.5 * (bias.rate_first + bias.rate_second)
+            p_est = 0.5 * (bias.rate_first + bias.rate_second)
         else:
-            p = rate.rate
-        p = min(max(p, RATE_FLOOR), 1.0 - RATE_FLOOR)
-        delta = max(0.0, bias.bias or 0.0)
-        delta = min(delta, p, 1.0 - p, _MAX_BIAS)
+            p_est = rate.rate
+        estimated.append(
+            {
+                "name": judge,
+                "baseline_rate": p_est,
+                "position_bias": bias.bias,
+                "position_bias_ci": None if bias.ci_low is None else [bias.ci_low, bias.ci_high],
+                "position_bias_design_effect": bias.design_effect,
+            }
+        )
+        p = min(max(p_est, RATE_FLOOR), 1.0 - RATE_FLOOR)
+        clip(judge, "baseline_rate", p_est, p, _WHY_RATE)
+        delta_est = bias.bias or 0.0
+        delta = max(0.0, delta_est)
+        clip(judge, "position_bias", delta_est, delta, _WHY_NEGATIVE)
+        capped = min(delta, p, 1.0 - p, _MAX_BIAS)
         lean = _per_judge(judge, lean_h, 0.0)
         if reference_rate is not None:
             ref = min(max(float(reference_rate), RATE_FLOOR), 1.0 - RATE_FLOOR)
             if lean_h is None or judge not in lean_h:
                 lean = phi(p) - phi(ref)
-            delta = min(delta, ref, 1.0 - ref)
+            capped = min(capped, ref, 1.0 - ref)
             p = ref
+        clip(judge, "position_bias", delta, capped, _WHY_CAP)
+        delta = capped
         sheets.append(
             JudgeSheet(
                 name=judge,
@@ -133,9 +203,8 @@ def fitted_panel_block(
                 cost_per_judgment=_per_judge(judge, costs, 0.0),
             )
         )
-    rho = estimates.latent.rho
-    if rho is None:
-        rho = fallback_latent_correlation
+    rho_est = estimates.latent.rho
+    rho = fallback_latent_correlation if rho_est is None else rho_est
     n = len(sheets)
     if n >= 2:
         low = -1.0 / (2 * n - 1) + _RHO_MARGIN
@@ -144,8 +213,10 @@ def fitted_panel_block(
         rho = min(max(float(rho), -1.0), 1.0)
     if not math.isfinite(rho):
         raise InputError("fallback_latent_correlation", "a number in [-1, 1]", rho)
+    if rho_est is not None:
+        clip(None, "latent_correlation", float(rho_est), rho, _WHY_RHO)
     panel = Panel(tuple(sheets), rho)  # refuses anything the simulation could not carry
-    return {
+    block = {
         "name": name,
         "latent_correlation": panel.latent_correlation,
         "judges": [
@@ -160,4 +231,15 @@ def fitted_panel_block(
             }
             for s in panel.judges
         ],
+    }
+    return {
+        "panel": block,
+        "estimated": {
+            "latent_correlation": rho_est,
+            "latent_correlation_source": "estimated"
+            if rho_est is not None
+            else "no informative judge pair: fallback_latent_correlation, a planning assumption",
+            "judges": estimated,
+        },
+        "clips": clips,
     }

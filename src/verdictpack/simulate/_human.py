@@ -5,9 +5,12 @@
 N roots are each read by two readers. A reader sees a root's stimulus pair and reconstructs which
 item carries the manipulated property (a categorical label: binary or k categories). The two
 readers' agreement is Cohen's κ (:func:`verdictpack.core._agreement.cohens_kappa`); the audit
-passes when the *point estimate* κ ≥ ``kappa_min`` (:class:`AuditGate`, default 0.60); the
-asymptotic confidence interval is reported beside the decision, never gated. Cost: 2N readings
-(touches).
+passes when the one-sided lower confidence bound of κ (level default 0.95) reaches ``kappa_min``
+(:class:`~verdictpack.core._agreement.AuditGate`, default 0.60), never on the point estimate
+alone (why: :mod:`verdictpack.core._agreement`). The point estimate and the asymptotic two-sided
+interval are reported beside the decision. Cost: 2N readings (touches).
+:func:`size_reader_audit` sizes N so that an instrument at the planning κ passes the gate with a
+stated probability.
 
 Simulated audit (:func:`simulate_reader_audit`). True labels are uniform on the k categories
 (the position of the manipulated item is randomised). Each reader, independently of the other and
@@ -53,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, closed_form, exact, simulated
@@ -64,7 +68,14 @@ from verdictpack._validate import (
     is_finite_real,
     open_unit,
 )
-from verdictpack.core._agreement import KappaResult, cohens_kappa, expected_kappa
+from verdictpack.core._agreement import (
+    AuditDecision,
+    AuditGate,
+    KappaResult,
+    cohens_kappa,
+    expected_kappa,
+    kappa_lower_bounds,
+)
 from verdictpack.core._exact import binomial_normal_n, binomial_power, binomial_region
 from verdictpack.core._scales import p_from_h
 
@@ -74,10 +85,13 @@ __all__ = [
     "HumanBaselineSize",
     "HumanLayerCost",
     "ReaderAudit",
+    "ReaderAuditSize",
+    "simulate_audit_pass_probability",
     "simulate_baseline_power",
     "simulate_gate_pass_rate",
     "simulate_reader_audit",
     "size_human_baseline",
+    "size_reader_audit",
 ]
 
 
@@ -147,10 +161,12 @@ def simulate_gate_pass_rate(
     rng: np.random.Generator,
     n_categories: int = 2,
     replicates: int = 2000,
+    level: float = 0.95,
 ) -> Quantity:
     """P(the κ gate passes) under the reader model of :func:`simulate_reader_audit`, by
-    simulating ``replicates`` whole audits at once (vectorised over audits). An audit whose κ is
-    undefined (both readers on one identical label throughout) counts as failing the gate.
+    simulating ``replicates`` whole audits at once (vectorised over audits). The gate is the one
+    of :class:`AuditGate`: the lower confidence bound of κ at ``level`` reaches ``kappa_min``. An
+    audit whose κ is undefined (both readers on one identical label throughout) fails the gate.
 
     Memory: when replicates × n_roots exceeds ``_GATE_CELLS`` the audits are simulated in blocks
     of ``_GATE_CELLS // n_roots`` whole audits, each block drawing its labels in the same order
@@ -159,13 +175,12 @@ def simulate_gate_pass_rate(
     r = closed_unit("reconstruction_rate", reconstruction_rate)
     k = int_at_least("n_categories", n_categories, 2)
     reps = int_at_least("replicates", replicates, 100)
-    if not is_finite_real(kappa_min) or not -1.0 < float(kappa_min) <= 1.0:
-        raise InputError("kappa_min", "a number in (-1, 1]", kappa_min)
+    gate = AuditGate(kappa_min, level)
     gen = generator("rng", rng)
     rows = reps if reps * n <= _GATE_CELLS else max(1, _GATE_CELLS // n)
     passed = 0
     for start in range(0, reps, rows):
-        passed += _gate_passes(gen, min(rows, reps - start), n, r, k, float(kappa_min))
+        passed += _gate_passes(gen, min(rows, reps - start), n, r, k, gate)
     p = passed / reps
     return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
 
@@ -174,8 +189,10 @@ def simulate_gate_pass_rate(
 _GATE_CELLS = 1 << 23
 
 
-def _gate_passes(gen: np.random.Generator, reps: int, n: int, r: float, k: int, kmin: float) -> int:
-    """How many of ``reps`` simulated audits of n roots pass the gate κ̂ ≥ kmin."""
+def _gate_passes(
+    gen: np.random.Generator, reps: int, n: int, r: float, k: int, gate: AuditGate
+) -> int:
+    """How many of ``reps`` simulated audits of n roots pass the gate (lower bound ≥ kappa_min)."""
     truth = gen.integers(0, k, size=(reps, n))
     answers = []
     for _ in range(2):
@@ -183,66 +200,171 @@ def _gate_passes(gen: np.random.Generator, reps: int, n: int, r: float, k: int, 
         wrong = (truth + gen.integers(1, k, size=(reps, n))) % k
         answers.append(np.where(right, truth, wrong))
     a, b = answers
-    p_o = (a == b).mean(axis=1)
+    agreements = (a == b).sum(axis=1)
     p_e = sum((a == c).mean(axis=1) * (b == c).mean(axis=1) for c in range(k))
+    return _passes(agreements, n, np.asarray(p_e, dtype=np.float64), gate)
+
+
+def _passes(agreements: Any, n: int, p_e: Any, gate: AuditGate) -> int:
+    """How many (agreements, P_e) audits of n roots pass ``gate``; P_e = 1 (κ undefined) fails."""
     defined = p_e < 1.0 - 1e-12
-    kappa = np.where(defined, (p_o - p_e) / np.where(defined, 1.0 - p_e, 1.0), -np.inf)
-    return int(np.count_nonzero(kappa >= kmin))
+    bound = kappa_lower_bounds(agreements, n, np.where(defined, p_e, 0.0), gate.level)
+    return int(np.count_nonzero(defined & (bound >= gate.kappa_min)))
 
 
 @dataclass(frozen=True)
-class AuditDecision:
-    """The audit gate's decision: passed iff the point estimate κ ≥ kappa_min.
+class ReaderAuditSize:
+    """The reader audit sized so that an instrument at the planning κ passes the bound gate
+    with probability ``target_pass_probability``.
 
-    ``gated_on`` is always "point_estimate"; the interval (closed form, asymptotic) is reported,
-    not gated. ``readings`` = 2N touches (two readers per root).
+    ``planning_kappa`` = κ(r, k) of the reader model at the planning reconstruction rate;
+    ``roots``: the first root count (coarse-then-fine seeded search from ``min_roots``) whose
+    simulated pass probability reaches the target, ``pass_probability`` there and
+    ``pass_probability_below`` one root below (the pass probability is saw-toothed in n: the
+    bound moves in steps of one agreement). Each size has its own stream, ``purpose`` +
+    "/roots=<n>", so its estimate does not depend on which sizes the search visited.
+    ``registered_roots`` / ``pass_probability_registered``: a size fixed by the user instead,
+    with its simulated pass probability at the planning κ (None when the sized audit is used).
+    ``roots``, ``readings`` and ``pass_probability`` are None when no size can reach the target
+    (the planning κ does not exceed ``kappa_min``); only a registered size is then reported.
     """
 
-    passed: bool
-    kappa: Quantity
+    planning_rate: float
+    planning_kappa: float
+    n_categories: int
     kappa_min: float
-    ci_low: Quantity
-    ci_high: Quantity
     level: float
-    n_roots: int
-    readings: int
-    se: float
-    agreement_table: tuple[tuple[int, ...], ...] | None
-    gated_on: Literal["point_estimate"] = "point_estimate"
+    target_pass_probability: float
+    roots: int | None
+    readings: int | None
+    pass_probability: Quantity | None
+    pass_probability_below: Quantity | None
+    sizes_evaluated: int
+    registered_roots: int | None = None
+    pass_probability_registered: Quantity | None = None
 
 
-@dataclass(frozen=True)
-class AuditGate:
-    """Instrument-validity gate: the audit passes when κ̂ ≥ ``kappa_min`` (default 0.60)."""
+def _cells(r: float, k: int) -> NDArray[np.float64]:
+    """Cell probabilities of the reader model's k × k table (reader A by rows), flattened:
+    P_o / k on the diagonal, (1 − P_o) / (k(k − 1)) off it (by the model's symmetry)."""
+    p_o = r * r + (1.0 - r) ** 2 / (k - 1)
+    cells = np.full((k, k), (1.0 - p_o) / (k * (k - 1)))
+    np.fill_diagonal(cells, p_o / k)
+    flat = cells.ravel()
+    return np.asarray(flat / flat.sum(), dtype=np.float64)
 
-    kappa_min: float = 0.60
 
-    def __post_init__(self) -> None:
-        if not is_finite_real(self.kappa_min) or not -1.0 < float(self.kappa_min) <= 1.0:
-            raise InputError("kappa_min", "a number in (-1, 1]", self.kappa_min)
+def simulate_audit_pass_probability(
+    n_roots: int,
+    reconstruction_rate: float,
+    gate: AuditGate,
+    seed: int,
+    n_categories: int = 2,
+    purpose: str = "human/reader-audit-sizing",
+    replicates: int = 4000,
+) -> Quantity:
+    """P(an audit of ``n_roots`` roots passes ``gate``) under the reader model, simulated on
+    whole agreement tables (one multinomial draw of the k × k cells per audit, the same law as
+    :func:`simulate_gate_pass_rate`'s label draws), seeded by ``seed`` and
+    ``purpose + "/roots=<n>"`` in block streams."""
+    n = int_at_least("n_roots", n_roots, 2)
+    r = closed_unit("reconstruction_rate", reconstruction_rate)
+    k = int_at_least("n_categories", n_categories, 2)
+    reps = int_at_least("replicates", replicates, 100)
+    s = int_at_least("seed", seed, 0)
+    if not isinstance(gate, AuditGate):
+        raise InputError("gate", "an AuditGate", type(gate).__name__)
+    if not isinstance(purpose, str) or not purpose:
+        raise InputError("purpose", "a non-empty string", purpose)
+    cells = _cells(r, k)
+    passed = 0
+    for size, gen in block_streams(s, f"{purpose}/roots={n}", reps):
+        counts = gen.multinomial(n, cells, size=size).reshape(size, k, k)
+        agreements = np.trace(counts, axis1=1, axis2=2)
+        p_e = np.einsum("ri,ri->r", counts.sum(axis=2), counts.sum(axis=1)) / float(n * n)
+        passed += _passes(agreements, n, p_e, gate)
+    p = passed / reps
+    return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
 
-    def evaluate(self, result: KappaResult | ReaderAudit) -> AuditDecision:
-        """Gate a κ result (or a simulated audit's κ)."""
-        k = result.kappa if isinstance(result, ReaderAudit) else result
-        if not isinstance(k, KappaResult):
-            raise InputError("result", "a KappaResult or a ReaderAudit", type(result).__name__)
-        table: tuple[tuple[int, ...], ...] | None = None
-        if isinstance(result, ReaderAudit):
-            counts = np.zeros((result.n_categories, result.n_categories), dtype=np.int64)
-            np.add.at(counts, (np.asarray(result.reader_a), np.asarray(result.reader_b)), 1)
-            table = tuple(tuple(int(v) for v in row) for row in counts)
-        return AuditDecision(
-            passed=bool(k.kappa >= self.kappa_min),
-            kappa=exact(k.kappa),
-            kappa_min=float(self.kappa_min),
-            ci_low=closed_form(k.ci_low),
-            ci_high=closed_form(k.ci_high),
-            level=k.level,
-            n_roots=k.n,
-            readings=2 * k.n,
-            se=k.se,
-            agreement_table=table,
+
+def size_reader_audit(
+    reconstruction_rate: float,
+    gate: AuditGate,
+    pass_probability: float,
+    seed: int,
+    n_categories: int = 2,
+    purpose: str = "human/reader-audit-sizing",
+    replicates: int = 4000,
+    min_roots: int = 10,
+    max_roots: int = 100_000,
+) -> ReaderAuditSize:
+    """The smallest audit (roots, from ``min_roots``) at which readers at the planning
+    ``reconstruction_rate`` pass ``gate`` with simulated probability ≥ ``pass_probability``.
+
+    Search as :func:`size_human_baseline`: doubling, then steps of ceil(width/16) inside the
+    last (fail, pass] bracket, then every n; each n simulated by
+    :func:`simulate_audit_pass_probability`. InputError naming ``reconstruction_rate`` when
+    the planning κ does not exceed the gate's ``kappa_min`` (no audit size can then reach a
+    pass probability above 1 − level), naming ``max_roots`` when the target is not reached
+    within it.
+    """
+    r = closed_unit("reconstruction_rate", reconstruction_rate)
+    k = int_at_least("n_categories", n_categories, 2)
+    if not isinstance(gate, AuditGate):
+        raise InputError("gate", "an AuditGate", type(gate).__name__)
+    target = open_unit("pass_probability", pass_probability)
+    lo_n = int_at_least("min_roots", min_roots, 2)
+    horizon = int_at_least("max_roots", max_roots, lo_n)
+    planning = expected_kappa(r, k)
+    if planning <= gate.kappa_min:
+        raise InputError(
+            "reconstruction_rate",
+            f"a planning rate whose kappa ((k·r − 1)/(k − 1))² exceeds kappa_min "
+            f"({gate.kappa_min:g}); this one gives {planning:.4f}",
+            reconstruction_rate,
         )
+    cache: dict[int, Quantity] = {}
+
+    def sim(n: int) -> Quantity:
+        if n not in cache:
+            cache[n] = simulate_audit_pass_probability(n, r, gate, seed, k, purpose, replicates)
+        return cache[n]
+
+    def reached(n: int) -> bool:
+        return float(sim(n)) >= target
+
+    lo, hi = lo_n - 1, lo_n
+    while not reached(hi):
+        lo = hi
+        if hi >= horizon:
+            raise InputError(
+                "max_roots", f"a horizon within which pass probability {target} is reached", horizon
+            )
+        hi = min(2 * hi, horizon)
+    step = max(1, math.ceil((hi - lo) / 16))
+    while True:
+        n = lo + step
+        while n < hi and not reached(n):
+            lo = n
+            n += step
+        hi = min(n, hi)
+        if step == 1:
+            break
+        step = 1
+    below = sim(hi - 1) if hi - 1 >= max(2, lo_n) else None
+    return ReaderAuditSize(
+        planning_rate=r,
+        planning_kappa=planning,
+        n_categories=k,
+        kappa_min=float(gate.kappa_min),
+        level=float(gate.level),
+        target_pass_probability=target,
+        roots=hi,
+        readings=2 * hi,
+        pass_probability=sim(hi),
+        pass_probability_below=below,
+        sizes_evaluated=len(cache),
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -55,11 +55,13 @@ __all__ = [
     "RouteDesign",
     "RouteOC",
     "ScenarioOC",
+    "eprocess_wrong",
     "merge_blocks",
     "replicate_bytes",
     "run_block",
     "run_cells",
     "summarize",
+    "two_way_wrong",
 ]
 
 EPROCESS_VERDICTS = tuple(v.value for v in VERDICT_CODES[1:5] if v is not None)
@@ -81,6 +83,15 @@ class RouteDesign:
     fixed_n: int
     fixed_human_touches: int = 0
     fixed_human_cost: float = 0.0
+    # the humans' rate in the simulated world (None: the construct's human baseline rate)
+    human_rate: float | None = None
+    # score each verdict right or wrong from the world's true h (a plan from sheets: see
+    # summarize) instead of from whether the scenario's effect scale is positive
+    score_by_true_h: bool = False
+
+    @property
+    def world_human_rate(self) -> float:
+        return self.construct.human_baseline_rate if self.human_rate is None else self.human_rate
 
     @property
     def per_side_alpha(self) -> float:
@@ -213,9 +224,12 @@ def _run_cells(
             or d.sequential != first.sequential
             or touches_per_root(d.panel) != two_j
             or d.human_judgments_per_root != n_h
+            or d.world_human_rate != first.world_human_rate
         ):
-            raise ValueError("cells batched together must share construct, sequential and sizes")
-    rate = first.construct.human_baseline_rate
+            raise ValueError(
+                "cells batched together must share construct, sequential, sizes and human rate"
+            )
+    rate = first.world_human_rate
 
     def draw(c: Cell) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         return simulate_panel(
@@ -466,6 +480,27 @@ def guarantees(design: RouteDesign) -> dict[str, str]:
     }
 
 
+def eprocess_wrong(codes: NDArray[np.int8], true_h: float, threshold: float) -> NDArray[np.bool_]:
+    """Each e-process verdict scored from the world's true h: EFFECT_SUPPORTED is wrong iff
+    true h < the threshold, NO_POSITIVE_EFFECT iff true h > 0, BELOW_PRACTICAL_THRESHOLD iff
+    true h >= the threshold; no verdict (INCONCLUSIVE, still open) is neither right nor wrong."""
+    wrong: NDArray[np.bool_] = (
+        ((codes == 1) & (true_h < threshold))
+        | ((codes == 2) & (true_h > 0.0))
+        | ((codes == 3) & (true_h >= threshold))
+    )
+    return wrong
+
+
+def two_way_wrong(
+    effect: NDArray[np.bool_], no_effect: NDArray[np.bool_], true_h: float, threshold: float
+) -> NDArray[np.bool_]:
+    """The SPRT's and the fixed-n test's verdicts scored from the world's true h (both test
+    h <= 0 against h = the threshold): "effect" is wrong iff true h <= 0, "no effect" iff true
+    h >= the threshold; between the two (the indifference zone) neither is wrong."""
+    return (effect & (true_h <= 0.0)) | (no_effect & (true_h >= threshold))
+
+
 def summarize(
     design: RouteDesign,
     scenario: TruthScenario,
@@ -474,10 +509,12 @@ def summarize(
 ) -> ScenarioOC:
     """Operating characteristics of every route from merged block outcomes."""
     panel = scenario_panel(design.panel, scenario)
-    mu_m, mu_h, true_h = true_rates(panel, scenario, design.construct.human_baseline_rate)
+    mu_m, mu_h, true_h = true_rates(panel, scenario, design.world_human_rate)
     # the world's truth: an effect exists iff the scenario's effect scale is positive (a confound
-    # moves the streams without any effect; an adversarial panel may hide a real one)
-    effect = scenario.effect_scale > 0
+    # moves the streams without any effect; an adversarial panel may hide a real one) -- or, for
+    # a world built from sheets (score_by_true_h), iff its true h is positive
+    effect = true_h > 0 if design.score_by_true_h else scenario.effect_scale > 0
+    threshold = design.construct.governing_threshold_h
     g = guarantees(design)
     routes: list[RouteOC] = []
     for construction, codes, roots in zip(
@@ -487,7 +524,10 @@ def summarize(
         strict=True,
     ):
         # wrong: an effect claimed where none exists, or "no / too small an effect" where one does
-        wrong = (codes == 1) if not effect else ((codes == 2) | (codes == 3))
+        if design.score_by_true_h:
+            wrong = eprocess_wrong(codes, true_h, threshold)
+        else:
+            wrong = (codes == 1) if not effect else ((codes == 2) | (codes == 3))
         routes.append(
             _route_oc(
                 "eprocess",
@@ -503,6 +543,10 @@ def summarize(
             )
         )
     sc, sr = outcome.sprt_codes, outcome.sprt_roots
+    if design.score_by_true_h:
+        sprt_wrong = two_way_wrong(sc == 1, sc == 2, true_h, threshold)
+    else:
+        sprt_wrong = (sc == 1) if not effect else (sc == 2)
     routes.append(
         _route_oc(
             "sprt",
@@ -511,13 +555,17 @@ def summarize(
             SPRT_VERDICTS,
             sc,
             sr,
-            (sc == 1) if not effect else (sc == 2),
+            sprt_wrong,
             (sc == 1) | (sc == 2),
             False,
             design,
         )
     )
     fe = outcome.fixed_effect
+    if design.score_by_true_h:
+        fixed_wrong = two_way_wrong(fe, ~fe, true_h, threshold)
+    else:
+        fixed_wrong = fe if not effect else ~fe
     fixed_codes = np.where(fe, 1, 2).astype(np.int8)
     fixed_roots = np.full(fe.size, design.fixed_n, dtype=np.int32)
     routes.append(
@@ -528,7 +576,7 @@ def summarize(
             FIXED_VERDICTS,
             fixed_codes,
             fixed_roots,
-            fe if not effect else ~fe,
+            fixed_wrong,
             np.ones(fe.size, dtype=np.bool_),
             True,
             design,
@@ -589,6 +637,7 @@ def simulate_scenarios(
                 job.design.sequential,
                 touches_per_root(job.design.panel),
                 job.design.human_judgments_per_root,
+                job.design.world_human_rate,
             )
             groups.setdefault(key, []).append(j)
         for idxs in groups.values():

@@ -25,6 +25,7 @@ from verdictpack.verify._findings import (
     _is_number,
     _show,
 )
+from verdictpack.verify._kappa_bound import check_kappa_gate
 from verdictpack.verify._kinds_oc import (
     _audit_oc,
     _Design,
@@ -214,12 +215,8 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
     w = "results.json $.audit"
     k = _fv(a["kappa"])
     lo, hi = _fv(a["ci_low"]), _fv(a["ci_high"])
-    A.eq(
-        w + ".passed",
-        "gate on the point estimate: kappa ≥ kappa_min",
-        k >= a["kappa_min"],
-        a["passed"],
-    )
+    check_kappa_gate(A, w, a, a.get("agreement_table"), "the agreement table")
+    _engine_audit_sizing(A, res)
     A.eq(
         "results.json $.instrument_valid",
         "instrument valid iff the audit passed",
@@ -348,6 +345,56 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
         f"power(n) ≥ {b['target_power']} > power(n − 1)",
         f"{_fv(b['simulated_power'])} / {_fv(b.get('simulated_power_below'))}",
     )
+
+
+def _engine_audit_sizing(A: _Auditor, res: dict[str, Any]) -> None:
+    """The reader-audit sizing: its planning kappa, the size the audit used, and the search's
+    own claim (pass probability at the size ≥ target, one root below < target)."""
+    z = res.get("audit_sizing")
+    w = "results.json $.audit_sizing"
+    if z is None:
+        A.true(w, "the reader-audit sizing is reported", False, "an object", None)
+        return
+    r, k = z["planning_rate"], z["n_categories"]
+    A.num(
+        w + ".planning_kappa",
+        "((k·r − 1)/(k − 1))² at the planning reconstruction rate",
+        ((k * r - 1) / (k - 1)) ** 2,
+        z["planning_kappa"],
+        abs_tol=1e-12,
+    )
+    a = res["audit"]
+    for key in ("kappa_min",):
+        A.eq(w + "." + key, "the gate the audit was sized for", a[key], z[key])
+    A.eq(w + ".level", "the bound level the audit was sized for", a["bound_level"], z["level"])
+    used = z["roots"] if z.get("registered_roots") is None else z["registered_roots"]
+    if z.get("roots") is None:
+        A.true(
+            w + ".roots",
+            "no size when the planning kappa does not exceed kappa_min",
+            z["planning_kappa"] <= a["kappa_min"] and z.get("registered_roots") is not None,
+            f"planning kappa ≤ {a['kappa_min']} and a registered size",
+            z["planning_kappa"],
+        )
+        A.eq("results.json $.audit.n_roots", "the registered audit size", used, a["n_roots"])
+        return
+    A.eq("results.json $.audit.n_roots", "the sized (or registered) audit size", used, a["n_roots"])
+    A.true(
+        w + ".pass_probability",
+        "simulated pass probability at the size reaches the target",
+        _fv(z["pass_probability"]) >= z["target_pass_probability"],
+        f"≥ {z['target_pass_probability']}",
+        _fv(z["pass_probability"]),
+    )
+    below = z.get("pass_probability_below")
+    if below is not None:
+        A.true(
+            w + ".pass_probability_below",
+            "one root fewer does not reach the target (first crossing)",
+            _fv(below) < z["target_pass_probability"],
+            f"< {z['target_pass_probability']}",
+            _fv(below),
+        )
 
 
 def _check_kappa_table(
@@ -556,9 +603,12 @@ def _rebuild_tracks(
     settings: dict[str, Any],
     m_vals: list[float],
     h_vals: list[float | None],
+    m_upper: list[float] | None = None,
+    h_upper: list[float | None] | None = None,
 ) -> _Rebuilt | None:
-    """The registered, extension and comparison series from the per-root values, with the
-    settings they need checked (per-tail alpha, bet grid, stream alphas, error per side);
+    """The registered, extension and comparison series from the per-root values (or their
+    bounds: ``m_vals``/``h_vals`` the lower values, ``m_upper``/``h_upper`` the upper ones), with
+    the settings they need checked (per-tail alpha, bet grid, stream alphas, error per side);
     None (with a failure or UNVERIFIED finding) when the settings do not allow it. Shared by
     every sequential kind whose outputs record M_i and H_i (engine, study)."""
     c = res["construct"]
@@ -601,7 +651,7 @@ def _rebuild_tracks(
             "the hybrid's stream alphas are not recorded in provenance settings",
         )
     known = {name: al for name, al in alphas.items() if al is not None}
-    series = _track_series(m_vals, h_vals, lambdas, weights, known)
+    series = _track_series(m_vals, h_vals, lambdas, weights, known, m_upper, h_upper)
     if _is_number(settings.get("error_per_side")):
         A.num(
             "provenance.json $.settings.error_per_side",

@@ -426,29 +426,45 @@ def _track_series(
     lambdas: FloatArray,
     weights: FloatArray,
     alphas: dict[str, tuple[float, float | None]],
+    m_upper: list[float] | None = None,
+    h_upper: list[float | None] | None = None,
 ) -> dict[str, _TrackSeries]:
     """Each named track's series under its (per-tail alpha of M and H, of D or None): the
     confidence sequences of M, of H over the roots holding one and of D = (M − H + 1) / 2 over
-    the same roots, combined by the corners (D None) or the hybrid polygon."""
+    the same roots, combined by the corners (D None) or the hybrid polygon. With bounds
+    (``m_upper``, ``h_upper``; ``m_vals``, ``h_vals`` then the lower values) each lower end
+    comes from the lower values, each upper end from the upper ones, D's lower end from
+    M_lo − H_hi and its upper end from M_hi − H_lo."""
     n = len(m_vals)
-    mx = np.asarray(m_vals, dtype=float)
+    mu = m_vals if m_upper is None else m_upper
+    hu = h_vals if h_upper is None else h_upper
+    m_lo, m_hi = np.asarray(m_vals, dtype=float), np.asarray(mu, dtype=float)
     complete = [i for i, h in enumerate(h_vals) if h is not None]
-    hx = np.array([float(h_vals[i] or 0.0) for i in complete])
-    dx = np.array([(m_vals[i] - float(h_vals[i] or 0.0) + 1.0) / 2.0 for i in complete])
+    h_lo = np.array([float(h_vals[i] or 0.0) for i in complete])
+    h_hi = np.array([float(hu[i] or 0.0) for i in complete])
+    d_lo = (m_lo[complete] - h_hi + 1.0) / 2.0 if complete else np.zeros(0)
+    d_hi = (m_hi[complete] - h_lo + 1.0) / 2.0 if complete else np.zeros(0)
     cache: dict[tuple[str, float], tuple[FloatArray, FloatArray]] = {}
+
+    def ends(lo: FloatArray, hi: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray]:
+        """The lower end from the lower values, the upper end from the upper values."""
+        if not lo.size:
+            return np.zeros(0), np.ones(0)
+        lower = _confidence_sequence(lo, alpha, lambdas, weights)[0]
+        if hi is lo or np.array_equal(lo, hi):
+            upper = _confidence_sequence(lo, alpha, lambdas, weights)[1]
+        else:
+            upper = _confidence_sequence(hi, alpha, lambdas, weights)[1]
+        return lower, upper
 
     def stream_bounds(name: str, alpha: float) -> tuple[FloatArray, FloatArray]:
         key = (name, alpha)
         if key not in cache:
             if name == "model":
-                cache[key] = _confidence_sequence(mx, alpha, lambdas, weights)
+                cache[key] = ends(m_lo, m_hi, alpha)
             else:
-                xs = hx if name == "human" else dx
-                lo, hi = (
-                    _confidence_sequence(xs, alpha, lambdas, weights)
-                    if xs.size
-                    else (np.zeros(0), np.ones(0))
-                )
+                pair = (h_lo, h_hi) if name == "human" else (d_lo, d_hi)
+                lo, hi = ends(pair[0], pair[1], alpha)
                 full_lo, full_hi = np.zeros(n), np.ones(n)
                 j = -1
                 for t in range(n):

@@ -642,8 +642,11 @@ class _ReportMapper:
                 100 * a["level"],
                 a["ci_low"],
                 a["ci_high"],
+                100 * a["bound_level"],
+                a["lower_bound"],
                 a["kappa_min"],
             ],
+            "reader-audit sizing": _audit_sizing_numbers(self.res.get("audit_sizing")),
             "preference baseline (powered)": [
                 b["pilot_roots"],
                 b["pilot_touches"],
@@ -685,9 +688,13 @@ class _ReportMapper:
         rows = {
             "judgment rows (model / human)": [c["model_rows"], c["human_rows"]],
             "admitted roots": [c["admitted_roots"]],
-            "roots entered (with model judgments)": [c["roots_entered"]],
-            "admitted roots not yet judged": [c["admitted_roots_unjudged"]],
+            "roots entered (to the last judged one)": [c["roots_entered"]],
+            "admitted roots after the last judged one": [c["admitted_roots_unjudged"]],
+            "roots entered with no model judgment (all unknown)": [c["gap_roots"]],
             "roots with human judgments": [c["roots_with_humans"]],
+            "roots without a human value (missing at random, assumed)": [
+                c["roots_without_humans_unbounded"]
+            ],
             "rows on roots the gates refused (left out)": [c["rows_on_refused_roots"]],
             "roots some judge saw in one order only": [c["roots_one_order_only"]],
             "model ties / invalid / missing cells": [
@@ -695,13 +702,36 @@ class _ReportMapper:
                 c["model_invalid"],
                 c["model_missing_cells"],
             ],
-            "human ties / invalid / missing": [
+            "model answers without a probability": [c["model_without_probability"]],
+            "human ties / invalid / shortfall": [
                 c["human_ties"],
                 c["human_invalid"],
                 c["human_missing"],
             ],
+            "unknown values bounded (model / human)": [c["model_unknown"], c["human_unknown"]],
         }
         self.keyed_rows(t, "coverage", "value", rows, "coverage")
+
+    def study_estimate(self, t: _MdTable) -> None:
+        e = self.res["estimate"]
+        what = "answers given" if e["observation"] == "choice" else "label probabilities"
+        rows = {
+            "judges' rate (known answers)": [e["model_rate"]],
+            "humans' rate (known answers)": [e["human_rate"]],
+            "h, point estimate": [e["h_point"]],
+            "h from the judges' label probabilities": [e["h_point_probability"]],
+            "unknown model answers (bounded)": [e["model_unknown"]],
+            "unknown human answers (bounded)": [e["human_unknown"]],
+            "h-interval width, unknowns bounded": [e["width_bounded"]],
+            "h-interval width, were each unknown ½": [e["width_midpoint"]],
+        }
+        for r in t.rows:
+            if r[0] == "judges' observation (declared)":
+                self.text("estimate", r[0], "value", r[1], what)
+            elif r[0] in rows:
+                self.cell("estimate", r[0], "value", r[1], rows[r[0]])
+            else:
+                self.unmapped.append(f"estimate row {r[0]!r}")
 
     def study_gates(self, t: _MdTable) -> None:
         g = self.res["gates"]
@@ -728,6 +758,8 @@ class _ReportMapper:
                 [j["position_bias"]],
                 j["position_bias_ci"] or [],
                 kh,
+                [j.get("roots")],
+                [j.get("rate_design_effect"), j.get("position_bias_design_effect")],
             ]
             for col, text, e in zip(t.headers[1:], r[1:], exp, strict=False):
                 self.cell("judges", r[0], col, text, e)
@@ -908,6 +940,8 @@ class _ReportMapper:
             self.study_files(t)
         elif kind == "study" and h == ("count", "value"):
             self.study_counts(t)
+        elif kind == "study" and h == ("figure", "value"):
+            self.study_estimate(t)
         elif kind == "study" and h == ("gate", "pairs refused", "first failing gate"):
             self.study_gates(t)
         elif kind == "study" and h[:3] == ("judge", "judgments", "rate"):
@@ -996,11 +1030,27 @@ _STUDY_LINES = (
         "reader audit",
         re.compile(
             r"^(?P<roots>[\d,]+) roots × 2 readers = (?P<readings>[\d,]+) readings; Cohen's kappa "
-            r"(?P<kappa>\S+) \((?P<level>\d+)% CI (?P<lo>\S+)\.\.(?P<hi>\S+), closed form\); gate "
-            r"kappa ≥ (?P<min>\S+) on the point estimate: \*\*(?P<gate>[^*]+)\*\*\.$"
+            r"(?P<kappa>\S+) \(point estimate; (?P<level>[\d.]+)% CI (?P<lo>\S+)\.\.(?P<hi>\S+), "
+            r"closed form\); one-sided (?P<blevel>[\d.]+)% lower bound (?P<bound>\S+) \(exact "
+            r"Clopper–Pearson bound of the observed agreement, chance-corrected\); gate lower "
+            r"bound ≥ (?P<min>\S+): \*\*(?P<gate>[^*]+)\*\*\.$"
         ),
     ),
 )
+
+
+def _audit_sizing_numbers(z: dict[str, Any] | None) -> list[Any]:
+    """The numbers of the engine's "reader-audit sizing" row, in printed order."""
+    if z is None:
+        return []
+    out: list[Any] = [z["planning_kappa"], z["planning_rate"], z["target_pass_probability"]]
+    if z.get("roots") is not None:
+        out += [z["roots"], *_value_mcse(z["pass_probability"])]
+        if z.get("pass_probability_below") is not None:
+            out += [z["roots"] - 1, *_value_mcse(z["pass_probability_below"])]
+    if z.get("registered_roots") is not None:
+        out += [z["registered_roots"], *_value_mcse(z["pass_probability_registered"])]
+    return out
 
 
 def _study_prose(A: _Auditor, file: str, text: str, res: dict[str, Any]) -> None:
@@ -1051,6 +1101,8 @@ def _study_prose(A: _Auditor, file: str, text: str, res: dict[str, Any]) -> None
                 ("kappa", g["kappa"], [audit["kappa"]]),
                 ("level", g["level"], [100 * audit["level"]]),
                 ("CI", f"{g['lo']} {g['hi']}", [audit["ci_low"], audit["ci_high"]]),
+                ("bound level", g["blevel"], [100 * audit["bound_level"]]),
+                ("lower bound", g["bound"], [audit["lower_bound"]]),
                 ("kappa_min", g["min"], [audit["kappa_min"]]),
             ]
         for what, expected, printed in words:

@@ -431,6 +431,25 @@ class _Summary:
                         bool(truth and truth["departs"]),
                         "not where its name says" in line,
                     )
+            elif line.startswith("Estimate:") and kind == "study":
+                e = res["estimate"]
+                exp = [e["model_rate"], e["human_rate"], e["h_point"]]
+                if e["width_bounded"] is not None:
+                    exp += [
+                        e["model_unknown"],
+                        e["human_unknown"],
+                        e["width_bounded"],
+                        e["width_midpoint"],
+                    ]
+                self.nums("Estimate", line, exp)
+                what = "answers given" if e["observation"] == "choice" else "label probabilities"
+                self.words("Estimate", "the declared observation", what, line)
+                A.eq(
+                    f"{self.file} › summary › 'Estimate' line",
+                    "flags the label probabilities exactly when results.json warns",
+                    e["warning"] is not None,
+                    "label probabilities point elsewhere" in line,
+                )
             elif line.startswith("Evidence:") and kind == "study":
                 self.words("Evidence", "source", res["evidence_source"], line)
                 self.nums(

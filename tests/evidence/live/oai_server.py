@@ -3,14 +3,16 @@
 ``with serve(config) as base_url:`` starts it on 127.0.0.1 on a free port (in a thread, or with
 ``process=True`` in a subprocess so a benchmark's client does not share the GIL with it) and
 stops it when the block exits. ``base_url`` is a ``str`` (``http://127.0.0.1:PORT/v1``) that also
-carries the server's counters: ``base_url.counts()``.
+carries the server's counters: ``base_url.counts()``, and its log of answers:
+``base_url.answers()`` (with ``config.log_answers``; below).
 
 HTTP: HTTP/1.1 with keep-alive (``Connection: close`` and HTTP/1.0 honoured), bodies framed by
 Content-Length only (chunked uploads are refused with 411). Endpoints:
 
 * ``POST /v1/chat/completions``: a ``chat.completion`` JSON answer (below);
 * ``GET /v1/models``: the configured judges as an OpenAI model list;
-* ``GET /_stats``: the counters as JSON (how a subprocess server is read).
+* ``GET /_stats``: the counters as JSON (how a subprocess server is read);
+* ``GET /_answers``: the log of answers as JSON (likewise).
 
 Every loop is bounded: the server lives at most ``config.lifetime`` seconds; a connection
 serves at most ``MAX_REQUESTS_PER_CONNECTION`` requests and is closed after ``idle_timeout``
@@ -43,6 +45,13 @@ bytes, top_logprobs: [{token, logprob, bytes}, ...]}`` with ``top_logprobs`` (0.
 for a plain answer the first token is the label sent, with probability q uniform in [0.55, 0.95),
 the other label (1 - q) * 0.9, filler words the rest (so logprobs agree with the sampled label);
 for a JSON answer the first token is ``{"``; for an invalid answer no label is among them.
+A sheet's ``logprob_treatment`` (in (0, 1), default None) makes the probabilities independent of
+the answer: in a plain answer whose order is known the treatment's label has probability
+``logprob_treatment * 0.9``, the null partner's ``(1 - logprob_treatment) * 0.9``, fillers the
+rest, whatever label was sent (the first token is still the label sent, with its listed
+probability): a judge whose label probability and choices disagree (``rate=0`` with
+``logprob_treatment=0.45`` always answers the null partner while giving the treatment's label
+0.45), or, with ``rate`` equal to it, a judge sampled at temperature 1 from those probabilities.
 ``usage`` counts prompt characters / 4 and one completion token.
 
 Faults, each with a configured probability (:class:`Faults`), drawn from SHA-256(seed, body,
@@ -61,6 +70,12 @@ Counters (``counts()``): ``requests`` (complete requests read), ``connections``,
 (``ok``, ``rate_limited``, ``server_error``, ``stall``, ``drop``, ``malformed``,
 ``unauthorized``, ``unknown_model``, ``bad_request``, ``not_found``), ``unmatched``, and the
 answers ``first``/``second``/``invalid`` and ``prefers_treatment``/``prefers_null``.
+
+The log of answers (``answers()``, only with ``config.log_answers``: off by default, so a long
+benchmark keeps no list): one entry per whole answer sent (200, not malformed), in the order sent:
+``{"sha256": hex SHA-256 of the request body, "model", "seed": the request's seed or None,
+"first_item": the item text (or marker) found first or None, "treatment_first": bool or None,
+"position": "first"/"second"/"invalid", "label": the label sent or None}``.
 """
 
 from __future__ import annotations
@@ -101,6 +116,13 @@ class Sheet:
     position_bias: float = 0.0
     invalid: float = 0.0
     model_id: str | None = None  # the "model" the answers report (default: the one asked)
+    # P(treatment label) the logprobs report whatever the answer (default: they agree with it)
+    logprob_treatment: float | None = None
+
+    def __post_init__(self) -> None:
+        p = self.logprob_treatment
+        if p is not None and not 0.0 < p < 1.0:
+            raise ValueError(f"logprob_treatment must be in (0, 1) or None; received {p}")
 
 
 @dataclass(frozen=True)
@@ -134,6 +156,7 @@ class ServerConfig:
     latency: float = 0.0
     lifetime: float = 600.0
     idle_timeout: float = 30.0
+    log_answers: bool = False  # keep the log of answers (module docstring)
 
     def __post_init__(self) -> None:
         f = self.faults
@@ -159,15 +182,21 @@ class ServedUrl(str):
     """The base URL of a running server (``http://127.0.0.1:PORT/v1``) with its counters."""
 
     _counts: Any
+    _answers: Any
 
-    def __new__(cls, url: str, counts: Any) -> ServedUrl:
+    def __new__(cls, url: str, counts: Any, answers: Any = None) -> ServedUrl:
         obj = super().__new__(cls, url)
         obj._counts = counts
+        obj._answers = answers
         return obj
 
     def counts(self) -> dict[str, int]:
         """A snapshot of the counters (module docstring)."""
         return dict(self._counts())
+
+    def answers(self) -> list[dict[str, Any]]:
+        """A snapshot of the log of answers (module docstring; empty without ``log_answers``)."""
+        return [] if self._answers is None else list(self._answers())
 
     @property
     def chat_url(self) -> str:
@@ -205,6 +234,7 @@ class _Server:
         self.config = config
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
+        self._answers: list[dict[str, Any]] = []
         self._seen: Counter[bytes] = Counter()
         self._rng = random.Random(config.seed)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -221,6 +251,10 @@ class _Server:
     def snapshot(self) -> dict[str, int]:
         with self._lock:
             return dict(self._counts)
+
+    def answers_log(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(a) for a in self._answers]
 
     # ---- draws ----------------------------------------------------------------------------
     def _draw(self, tag: bytes, body: bytes, attempt: int = 0) -> float:
@@ -339,6 +373,8 @@ class _Server:
         path = target.split("?", 1)[0]
         if path == "/_stats" and method == "GET":
             return 200, _json_bytes(self.snapshot()), ()
+        if path == "/_answers" and method == "GET":
+            return 200, _json_bytes(self.answers_log()), ()
         if path == "/v1/models" and method == "GET":
             models = [{"id": m, "object": "model", "owned_by": "test"} for m in self.config.judges]
             return 200, _json_bytes({"object": "list", "data": models}), ()
@@ -419,11 +455,14 @@ class _Server:
         if fault == "drop":
             self.count(fault)
             raise _Drop
-        payload = self._answer(request, sheet, body)
+        payload, logged = self._answer(request, sheet, body)
         if fault == "malformed":
             self.count(fault)
             return 200, payload[: len(payload) // 2], ()
         self.count("ok")
+        if cfg.log_answers:
+            with self._lock:
+                self._answers.append(logged)
         return 200, payload, ()
 
     def _fault(self, body: bytes) -> str | None:
@@ -448,27 +487,31 @@ class _Server:
         return None
 
     # ---- the answer -----------------------------------------------------------------------
-    def _first_is_treatment(self, text: str) -> bool | None:
-        best: tuple[int, int, bool] | None = None
+    def _first_shown(self, text: str) -> tuple[str | None, bool | None]:
+        """The item (or marker) shown first and whether it is the treatment (None: unknown)."""
+        best: tuple[int, int, bool, str] | None = None
         for item, is_treatment in self.config.items.items():
             i = text.find(item)
             if i >= 0:
-                cand = (i, -len(item), bool(is_treatment))
-                if best is None or cand < best:
+                cand = (i, -len(item), bool(is_treatment), item)
+                if best is None or cand[:2] < best[:2]:
                     best = cand
         if best is not None:
-            return best[2]
+            return best[3], best[2]
         t, n = text.find("<<treatment>>"), text.find("<<null>>")
         if t >= 0 and (n < 0 or t < n):
-            return True
+            return "<<treatment>>", True
         if n >= 0:
-            return False
-        return None
+            return "<<null>>", False
+        return None, None
 
-    def _answer(self, request: dict[str, Any], sheet: Sheet, body: bytes) -> bytes:
+    def _answer(
+        self, request: dict[str, Any], sheet: Sheet, body: bytes
+    ) -> tuple[bytes, dict[str, Any]]:
+        """The response body and its entry in the log of answers."""
         cfg = self.config
         text = "\n".join(_content_text(m) for m in request["messages"] if isinstance(m, dict))
-        first_is_treatment = self._first_is_treatment(text)
+        first_item, first_is_treatment = self._first_shown(text)
         u = self._draw(b"answer", body)
         if self._draw(b"invalid", body) < sheet.invalid:
             position = "invalid"
@@ -503,6 +546,16 @@ class _Server:
                 first_token, ranked = "Both", [(t, 0.6 / (i + 1)) for i, t in enumerate(FILLERS)]
             elif structured:
                 first_token, ranked = '{"', [('{"', 0.99), ("{", 0.01)]
+            elif sheet.logprob_treatment is not None and first_is_treatment is not None:
+                # the probabilities are the sheet's, whatever label was sent
+                p_t = sheet.logprob_treatment
+                t_label, n_label = cfg.labels if first_is_treatment else cfg.labels[::-1]
+                rest = 0.1 / len(FILLERS)
+                first_token = label
+                pair = sorted(
+                    [(t_label, p_t * 0.9), (n_label, (1 - p_t) * 0.9)], key=lambda x: -x[1]
+                )
+                ranked = [*pair, *((t, rest) for t in FILLERS)]
             else:
                 other = cfg.labels[1] if label == cfg.labels[0] else cfg.labels[0]
                 rest = (1 - q) * 0.1 / len(FILLERS)
@@ -527,7 +580,16 @@ class _Server:
                 "total_tokens": max(1, len(text) // 4) + 1,
             },
         }
-        return _json_bytes(answer)
+        logged = {
+            "sha256": hashlib.sha256(body).hexdigest(),
+            "model": request["model"],
+            "seed": request.get("seed"),
+            "first_item": first_item,
+            "treatment_first": first_is_treatment,
+            "position": position,
+            "label": label,
+        }
+        return _json_bytes(answer), logged
 
 
 def _logprob(token: str, p: float) -> dict[str, Any]:
@@ -574,17 +636,16 @@ def serve(config: ServerConfig, *, process: bool = False) -> Iterator[ServedUrl]
     try:
         if not ready.wait(10.0):
             raise RuntimeError("the test server did not start within 10 s")
-        yield ServedUrl(f"http://127.0.0.1:{server.port}/v1", server.snapshot)
+        yield ServedUrl(f"http://127.0.0.1:{server.port}/v1", server.snapshot, server.answers_log)
     finally:
         server.stop()
         thread.join(10.0)
 
 
-def _fetch_stats(origin: str) -> dict[str, int]:
+def _fetch_stats(origin: str, path: str = "/_stats") -> Any:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"{origin}/_stats", timeout=10) as resp:
-        data: dict[str, int] = json.loads(resp.read())
-    return data
+    with opener.open(f"{origin}{path}", timeout=10) as resp:
+        return json.loads(resp.read())
 
 
 @contextlib.contextmanager
@@ -602,7 +663,9 @@ def _serve_process(config: ServerConfig) -> Iterator[ServedUrl]:
         if not line.isdigit():
             raise RuntimeError(f"the test server process did not start (said {line!r})")
         origin = f"http://127.0.0.1:{line}"
-        yield ServedUrl(f"{origin}/v1", lambda: _fetch_stats(origin))
+        yield ServedUrl(
+            f"{origin}/v1", lambda: _fetch_stats(origin), lambda: _fetch_stats(origin, "/_answers")
+        )
     finally:
         if proc.stdin is not None:
             proc.stdin.close()  # the child stops when its stdin closes

@@ -204,14 +204,27 @@ def test_sampled_token_is_counted_when_the_top_list_omits_it() -> None:
     # sampled at temperature > 0 from outside the listed alternatives
     r = openai_response("B", [("B", math.log(0.01), [("A", math.log(0.9)), ("X", -1.0)])])
     got = extract_choice(r, LABELS)
-    assert got.path == "logprobs" and got.position == "first"
+    # the answer given is B, however improbable: the position is the answer, the
+    # probability is recorded beside it
+    assert got.path == "logprobs" and got.position == "second"
     assert got.p_first == pytest.approx(0.9 / 0.91, rel=1e-12)
 
 
-def test_tie_is_exactly_half() -> None:
+def test_equal_probabilities_keep_the_answer_given() -> None:
     r = openai_response("A", [("A", math.log(0.4), [("A", math.log(0.4)), ("B", math.log(0.4))])])
     got = extract_choice(r, LABELS)
-    assert (got.path, got.position, got.p_first) == ("logprobs", "tie", 0.5)
+    assert (got.path, got.position, got.p_first) == ("logprobs", "first", 0.5)
+
+
+@pytest.mark.parametrize("answer", ["A", "B"])
+def test_the_position_is_the_answer_given_not_the_more_probable_label(answer: str) -> None:
+    # a judge sampled at temperature > 0 answers against its own more probable label
+    other = "B" if answer == "A" else "A"
+    top = [(other, math.log(0.7)), (answer, math.log(0.3))]
+    got = extract_choice(openai_response(answer, [(answer, math.log(0.3), top)]), LABELS)
+    assert got.path == "logprobs"
+    assert got.position == ("first" if answer == "A" else "second")
+    assert got.p_first == pytest.approx(0.3 if answer == "A" else 0.7, rel=1e-12)
 
 
 def test_openai_strict_json_answer_token_located_inside_the_object() -> None:

@@ -2,9 +2,12 @@
 
 :func:`extract_choice` tries four paths, in this order, and reports which one answered:
 
-1. ``logprobs`` — the probabilities of the two labels at the answer token:
-   ``p_first = P(label_first) / (P(label_first) + P(label_second))``, position ``first`` when
-   ``p_first > 0.5``, ``second`` when ``< 0.5``, ``tie`` when exactly 0.5. The answer token is
+1. ``logprobs`` — the answer the judge gave (the sampled answer token's label: the position is
+   always the answer, never the more probable label) with the probabilities of the two labels
+   at that token recorded beside it: ``p_first = P(label_first) / (P(label_first) +
+   P(label_second))``. At temperature 0 the two agree; above it they need not, and the
+   observation of a judgment is the answer (the probability is an estimand a study declares
+   on its own, never mixed in by default). The answer token is
    the first generated token; when the content is a structured answer (a JSON object, as under
    OpenAI's or Ollama's ``response_format``) it is the token at which the ``"choice"`` value
    starts, found by laying the tokens end to end over the content (the path does not apply when
@@ -249,7 +252,7 @@ def _from_logprobs(
     if not total > 0.0:
         return None, "both labels have probability 0"
     p_first = min(1.0, max(0.0, mass[0] / total))
-    position = "first" if p_first > 0.5 else "second" if p_first < 0.5 else "tie"
+    position = "first" if _label_of(token, labels) == 0 else "second"  # the answer given
     detail = f"P({labels[0]})={mass[0]:.6g}, P({labels[1]})={mass[1]:.6g} at token {idx}"
     return Extraction(position, "logprobs", p_first, detail), ""
 

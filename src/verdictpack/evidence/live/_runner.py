@@ -304,8 +304,10 @@ async def run_live(
     ledger: Ledger,
     transport: Transport,
     tracks: TrackRun,
-    root_value: Callable[[int, Mapping[tuple[str, str, int], tuple[str, float | None]]], float],
-    human_value: Callable[[int], float | None],
+    root_value: Callable[
+        [int, Mapping[tuple[str, str, int], tuple[str, float | None]]], tuple[float, float]
+    ],
+    human_value: Callable[[int], tuple[float, float] | None],
     *,
     cap: int,
     budget: float | None = None,
@@ -317,8 +319,8 @@ async def run_live(
 ) -> LiveOutcome:
     """Run (or resume) the live study until the registered verdict, the cap, the budget or the
     end of the roots; see the module docstring. ``root_value(i, cells)`` turns root i's answered
-    cells {(judge, order, trial): (choice, p_treatment)} into M_i (the study's policy, and any
-    judges read from files); ``human_value(i)`` is H_i or None."""
+    cells {(judge, order, trial): (choice, p_treatment)} into M_i's bounds (the study's policy,
+    and any judges read from files); ``human_value(i)`` is H_i's bounds or None."""
     t0 = time.perf_counter()
     outcome = LiveOutcome(committed=tracks.roots)
     by_name = {j.name: j for j in judges}
