@@ -47,6 +47,8 @@ __all__ = [
     "SequentialSpec",
     "build_sequential",
     "fixed_n_defect",
+    "kappa_bound_level_field",
+    "kappa_min_field",
     "price",
     "route_rules",
     "sequential_rules",
@@ -298,6 +300,26 @@ def _route_bounds(cfg: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], 
 def route_rules() -> list[CrossRule]:
     """The design bounds of the sequential kinds, checked before anything is computed."""
     return [CrossRule(at=(), check=_route_bounds)]
+
+
+def kappa_min_field() -> Any:
+    """``kappa_min``, the reader-audit gate, as every kind with a reader audit declares it."""
+    return Field(
+        gt=0.0, lt=1.0, description="instrument gate on the lower confidence bound of kappa"
+    )
+
+
+def kappa_bound_level_field() -> Any:
+    """``kappa_bound_level``: the level of the bound the gate is on (docs/statistics.md §11)."""
+    return Field(
+        default=0.95,
+        gt=0.5,
+        lt=1.0,
+        description="level of the one-sided lower confidence bound of kappa the gate is on, in "
+        "(0.5, 1): the instrument is valid when this bound reaches kappa_min (an instrument "
+        "whose true kappa is below kappa_min then passes with probability at most about "
+        "1 - level)",
+    )
 
 
 def currency_field() -> Any:

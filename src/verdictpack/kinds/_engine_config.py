@@ -12,7 +12,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from verdictpack.config._blocks import MAX_COST, HumanPrices
+from verdictpack.config._blocks import (
+    MAX_COST,
+    HumanPrices,
+    kappa_bound_level_field,
+    kappa_min_field,
+)
 from verdictpack.config._compiler import StrictModel
 from verdictpack.simulate._judges import SCENARIO_NAMES
 
@@ -42,18 +47,8 @@ class ReaderAuditSpec(StrictModel):
         description="roots read by both readers (default: sized so that readers at "
         "reconstruction_rate pass the gate with probability pass_probability)",
     )
-    kappa_min: float = Field(
-        gt=0.0, lt=1.0, description="instrument gate on the lower confidence bound of kappa"
-    )
-    kappa_bound_level: float = Field(
-        default=0.95,
-        gt=0.5,
-        lt=1.0,
-        description="level of the one-sided lower confidence bound of kappa the gate is on, in "
-        "(0.5, 1): the instrument is valid when this bound reaches kappa_min (an instrument "
-        "whose true kappa is below kappa_min then passes with probability at most about "
-        "1 - level)",
-    )
+    kappa_min: float = kappa_min_field()
+    kappa_bound_level: float = kappa_bound_level_field()
     pass_probability: float = Field(
         default=0.80,
         gt=0.0,

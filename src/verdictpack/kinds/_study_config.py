@@ -20,6 +20,8 @@ from verdictpack.config._blocks import (
     HumanPrices,
     SequentialSpec,
     currency_field,
+    kappa_bound_level_field,
+    kappa_min_field,
     sequential_rules,
 )
 from verdictpack.config._compiler import (
@@ -409,18 +411,8 @@ class ReaderAuditDataSpec(StrictModel):
         default_factory=ReadingsMappingSpec,
         description="which column of the readings file holds root, reader and category",
     )
-    kappa_min: float = Field(
-        gt=0.0, lt=1.0, description="instrument gate on the lower confidence bound of kappa"
-    )
-    kappa_bound_level: float = Field(
-        default=0.95,
-        gt=0.5,
-        lt=1.0,
-        description="level of the one-sided lower confidence bound of kappa the gate is on, in "
-        "(0.5, 1): the instrument is valid when this bound reaches kappa_min (an instrument "
-        "whose true kappa is below kappa_min then passes with probability at most about "
-        "1 - level)",
-    )
+    kappa_min: float = kappa_min_field()
+    kappa_bound_level: float = kappa_bound_level_field()
     categories: list[Text] | None = Field(
         default=None, min_length=2, description="the admissible categories (default: as read)"
     )

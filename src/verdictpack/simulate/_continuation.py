@@ -206,7 +206,7 @@ def roots_to_go(
         def draw_rows(block: int) -> NDArray[np.intp]:
             return np.take_along_axis(world, rng.integers(0, n_obs, size=(r, block)), axis=1)
 
-        decided_at, codes = _continue_bounded(pair, draw_rows, m_idx, h_idx, has_h, r, cap)
+        decided_at, codes = _continue(_bounded_blocks(pair, draw_rows, m_idx, h_idx, has_h), r, cap)
         return _summary(
             decided_at,
             codes,
@@ -245,7 +245,7 @@ def roots_to_go(
             present = rng.random((r, block)) < human_coverage
             return m_sim_idx[mc], h_sim_idx[hc], present
 
-    decided_at, codes = _continue(bt, draw, r, cap)
+    decided_at, codes = _continue(_tracker_blocks(bt, draw), r, cap)
     return _summary(
         decided_at,
         codes,
@@ -258,21 +258,25 @@ def roots_to_go(
     )
 
 
+_Advance = Callable[[int, NDArray[np.bool_]], NDArray[np.int8]]
+
+
 def _continue(
-    bt: BatchHTracker, draw: _Draw, r: int, cap: int
+    block_of: Callable[[int], _Advance], r: int, cap: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
     """Every replicate on to its verdict or ``cap`` more roots: (roots to the verdict, or -1;
-    the verdict's code, 0 without one)."""
+    the verdict's code, 0 without one). ``block_of(size)`` draws the next block of roots and
+    returns ``advance(t, open)``, which feeds root t of the block to the open replicates and
+    returns every replicate's verdict code."""
     decided_at = np.full(r, -1, np.int64)
     codes = np.zeros(r, np.int8)
     open_ = np.ones(r, bool)
     done = 0
     while done < cap and open_.any():
         block = min(_BLOCK, cap - done)
-        mi, hi, present = draw(block)
+        advance = block_of(block)
         for t in range(block):
-            bt.update(mi[:, t], hi[:, t], present[:, t], open_)
-            now = bt.verdict_codes()
+            now = advance(t, open_)
             new = open_ & (now != 0)
             if new.any():
                 decided_at[new] = done + t + 1
@@ -284,36 +288,41 @@ def _continue(
     return decided_at, codes
 
 
-def _continue_bounded(
+def _tracker_blocks(bt: BatchHTracker, draw: _Draw) -> Callable[[int], _Advance]:
+    """Blocks of drawn roots (model and human value indices, human presence) for one tracker."""
+
+    def block_of(block: int) -> _Advance:
+        mi, hi, present = draw(block)
+
+        def advance(t: int, open_: NDArray[np.bool_]) -> NDArray[np.int8]:
+            bt.update(mi[:, t], hi[:, t], present[:, t], open_)
+            return bt.verdict_codes()
+
+        return advance
+
+    return block_of
+
+
+def _bounded_blocks(
     pair: _Bounded,
     draw_rows: Callable[[int], NDArray[np.intp]],
     m_idx: tuple[NDArray[np.intp], NDArray[np.intp]],
     h_idx: tuple[NDArray[np.intp], NDArray[np.intp]],
     has_h: NDArray[np.bool_],
-    r: int,
-    cap: int,
-) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
-    """:func:`_continue` over bounded values (resampled observed rows, their bounds)."""
-    decided_at = np.full(r, -1, np.int64)
-    codes = np.zeros(r, np.int8)
-    open_ = np.ones(r, bool)
-    done = 0
-    while done < cap and open_.any():
-        block = min(_BLOCK, cap - done)
+) -> Callable[[int], _Advance]:
+    """Blocks of resampled observed rows, their bounds fed to the two trackers."""
+
+    def block_of(block: int) -> _Advance:
         rows = draw_rows(block)
-        for t in range(block):
+
+        def advance(t: int, open_: NDArray[np.bool_]) -> NDArray[np.int8]:
             k = rows[:, t]
             pair.update((m_idx[0][k], m_idx[1][k]), (h_idx[0][k], h_idx[1][k]), has_h[k], open_)
-            now = pair.verdict_codes()
-            new = open_ & (now != 0)
-            if new.any():
-                decided_at[new] = done + t + 1
-                codes[new] = now[new]
-                open_ &= ~new
-                if not open_.any():
-                    break
-        done += block
-    return decided_at, codes
+            return pair.verdict_codes()
+
+        return advance
+
+    return block_of
 
 
 def _share(x: float, r: int) -> Quantity:

@@ -52,6 +52,7 @@ Bad arguments raise :class:`~verdictpack._errors.InputError`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -287,6 +288,30 @@ def simulate_audit_pass_probability(
     return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
 
 
+def first_reaching(reached: Callable[[int], bool], start: int, horizon: int, target: str) -> int:
+    """The first n ≥ ``start`` (up to ``horizon``) with ``reached(n)``, found as the sizes are:
+    1. coarse doubling from ``start``; 2. steps of ceil(width/16) inside the last (fail, pass]
+    bracket; 3. every n inside the bracket that leaves (a simulated target is saw-toothed in n,
+    so the first crossing is the one searched for). InputError naming ``max_roots`` when the
+    target is not reached within ``horizon``."""
+    lo, hi = start - 1, start
+    while not reached(hi):
+        lo = hi
+        if hi >= horizon:
+            raise InputError("max_roots", f"a horizon within which {target} is reached", horizon)
+        hi = min(2 * hi, horizon)
+    step = max(1, math.ceil((hi - lo) / 16))
+    while True:
+        n = lo + step
+        while n < hi and not reached(n):
+            lo = n
+            n += step
+        hi = min(n, hi)
+        if step == 1:
+            return hi
+        step = 1
+
+
 def size_reader_audit(
     reconstruction_rate: float,
     gate: AuditGate,
@@ -333,24 +358,7 @@ def size_reader_audit(
     def reached(n: int) -> bool:
         return float(sim(n)) >= target
 
-    lo, hi = lo_n - 1, lo_n
-    while not reached(hi):
-        lo = hi
-        if hi >= horizon:
-            raise InputError(
-                "max_roots", f"a horizon within which pass probability {target} is reached", horizon
-            )
-        hi = min(2 * hi, horizon)
-    step = max(1, math.ceil((hi - lo) / 16))
-    while True:
-        n = lo + step
-        while n < hi and not reached(n):
-            lo = n
-            n += step
-        hi = min(n, hi)
-        if step == 1:
-            break
-        step = 1
+    hi = first_reaching(reached, lo_n, horizon, f"pass probability {target}")
     below = sim(hi - 1) if hi - 1 >= max(2, lo_n) else None
     return ReaderAuditSize(
         planning_rate=r,
@@ -549,26 +557,7 @@ def size_human_baseline(
     def reached(n: int) -> bool:
         return sim(n)[0] >= target
 
-    # 1. coarse doubling
-    lo, hi = 0, 1
-    while not reached(hi):
-        lo = hi
-        if hi >= horizon:
-            raise InputError(
-                "max_roots", f"a horizon within which power {target} is reached", horizon
-            )
-        hi = min(2 * hi, horizon)
-    # 2. medium then 3. fine: scan (lo, hi] with a step, keep the first passing point
-    step = max(1, math.ceil((hi - lo) / 16))
-    while True:
-        n = lo + step
-        while n < hi and not reached(n):
-            lo = n
-            n += step
-        hi = min(n, hi)
-        if step == 1:
-            break
-        step = 1
+    hi = first_reaching(reached, 1, horizon, f"power {target}")
     chosen = hi
     est, mcse, _ = sim(chosen)
     below: Quantity | None = None
