@@ -93,6 +93,9 @@ SLOW_CHECKS = {
     # the SIGTERM resume test and the resume/replay tests stay
     "tests/kinds/test_study_live_resume.py::"
     "test_killed_at_random_moments_the_study_resumes_to_the_uninterrupted_result",
+    # the longer kill loop of the money accounting; its 40-root, 3-kill relative stays
+    "tests/kinds/test_study_live_money.py::"
+    "test_killed_and_resumed_many_times_never_spends_below_the_bill",
     # bounded memory at the limits; the limits' refusals stay
     "tests/kinds/test_crashes.py::test_cap_roots_at_its_limit_runs_in_bounded_memory",
     "tests/kinds/test_crashes.py::test_ten_thousand_judges_run_in_bounded_memory",

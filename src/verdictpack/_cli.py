@@ -16,6 +16,7 @@ nothing written); 1 unexpected failure (a bug: one line on stderr, no traceback 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import os
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn, TextIO
 
-from verdictpack._errors import ConfigError, Defect, UsageError, VerdictpackError
+from verdictpack._errors import ConfigError, Defect, OutputError, UsageError, VerdictpackError
 from verdictpack._memory import gc_paused
 
 __all__ = ["KINDS", "load_layer", "main", "run_config"]
@@ -200,7 +201,10 @@ def _run_live(
 
     started = datetime.now(UTC)
     t0 = time.perf_counter()
-    result, outcome = run_live_study(parsed, source, out, options, force=force)  # type: ignore[arg-type]
+    try:
+        result, outcome = run_live_study(parsed, source, out, options, force=force)  # type: ignore[arg-type]
+    except OSError as exc:
+        raise _unwritable(out, exc) from None
     files = dict(render(result))
     wall = {
         "started_utc": started.isoformat(timespec="seconds"),
@@ -210,8 +214,11 @@ def _run_live(
     }
     files["provenance.json"] = render_provenance(result.provenance, wall)
     report = os.path.join(out, REPORT_FOLDER)
-    with claim_output(report, config=str(source.display), force=True) as claim:  # type: ignore[attr-defined]
-        claim.write(files)
+    try:
+        with claim_output(report, config=str(source.display), force=True) as claim:  # type: ignore[attr-defined]
+            claim.write(files)
+    except OSError as exc:
+        raise _unwritable(out, exc) from None
     reg = result.registered
     where = f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""
     sys.stderr.write(
@@ -228,6 +235,23 @@ def _run_live(
             "command to resume"
         )
     return {}
+
+
+# a folder that cannot be written: a read-only mount, an immutable folder, no permission
+_UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _unwritable(out: str, exc: OSError) -> Exception:
+    """A live study's folder that cannot be written, as the usage error naming it; any other
+    OSError as it was (a bug, reported as one)."""
+    if exc.errno not in _UNWRITABLE:
+        return exc
+    where = f" ({exc.filename})" if exc.filename else ""
+    return OutputError(
+        f"--out {out}: the live study's folder cannot be written{where}: {exc.strerror}; a live "
+        "study keeps its ledger there: choose a writable folder (not a read-only mount or an "
+        "immutable folder), or make this one writable, and rerun"
+    )
 
 
 def _plan(config: str, sheets: str | None) -> int:
@@ -284,7 +308,12 @@ def _validate(argv: Sequence[str]) -> int:
     from verdictpack.kinds._study import prepare_study
     from verdictpack.render._study import render_validation
 
-    sys.stdout.write(render_validation(prepare_study(parsed, source), source.display))
+    # the run's own checks, by the same call (prepare_study: files, gates, order, values and
+    # the reader audit), so validate passes exactly what the run accepts
+    prep = prepare_study(parsed, source)
+    sys.stdout.write(render_validation(prep, source.display))
+    for note in prep.data.notes:
+        sys.stdout.write(f"note: {note}\n")
     return 0
 
 

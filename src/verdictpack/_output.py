@@ -822,8 +822,43 @@ def write_outputs(
 
 LIVE_MARKER = ".verdictpack-live.json"
 LIVE_LOCK = ".verdictpack-live.lock"
+LIVE_MARKER_TMP = LIVE_MARKER + ".tmp"
+# the crash-hook steps of a live study's start, in order (test-only; see the module docstring)
+LIVE_CRASH_STEPS = (
+    "live-created",
+    "live-locked",
+    "live-tmp-partial",
+    "live-tmp-written",
+    "live-marker-renamed",
+)
 LEDGER_NAME = "ledger.sqlite"
 REPORT_FOLDER = "report"
+
+
+def _live_marker_text(manifest: str) -> str:
+    data = {"format": 1, "manifest": manifest, "written_by": "verdictpack"}
+    return json.dumps(data, sort_keys=True, indent=2) + "\n"
+
+
+def _live_marker_prefix(path: Path) -> bool:
+    """The file's bytes are a prefix of a live marker verdictpack writes (any manifest hash):
+    a temporary marker of ours, whole or cut short by a kill."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(4096)
+    except OSError:
+        return False
+    template = _live_marker_text("0" * 64).encode()
+    start = template.index(b"0" * 64)
+    if len(data) > len(template):
+        return False
+    for i, byte in enumerate(data):
+        if start <= i < start + 64:
+            if byte not in b"0123456789abcdef":
+                return False
+        elif byte != template[i]:
+            return False
+    return True
 
 
 class LiveFolder:
@@ -837,6 +872,13 @@ class LiveFolder:
     not a live study's, or ``--force`` (a fresh start needs a new folder). The path checks are the
     output folder's (:func:`check_output_path`). A lock inside DIR (``.verdictpack-live.lock``,
     flock, non-blocking) keeps a second run off the same ledger.
+
+    Crash safety of the start (steps :data:`LIVE_CRASH_STEPS`): DIR is made, locked, the marker
+    written to ``.verdictpack-live.json.tmp``, fsynced and renamed into place. A run killed at
+    any step leaves a folder the next run takes up: a lock file of a dead process is taken
+    again (the kernel dropped its flock), and a temporary marker of ours (its bytes a prefix of
+    a marker verdictpack writes) is removed under the lock; a folder holding only those is a
+    fresh start. Anything else in DIR is never touched.
     """
 
     def __init__(
@@ -855,7 +897,8 @@ class LiveFolder:
         if self.path.exists():
             if not self.path.is_dir():
                 raise OutputError(f"--out {given}: expected a folder; it is a file")
-            entries = sorted(p.name for p in self.path.iterdir())
+            # our lock and temporary marker left by a run killed at its start are not a study
+            entries = sorted(p.name for p in self.path.iterdir() if not self._ours(p.name))
             if entries and LIVE_MARKER not in entries:
                 raise OutputError(
                     f"--out {given}: not empty and not a live study's folder (no {LIVE_MARKER}; "
@@ -878,17 +921,41 @@ class LiveFolder:
         if not self.path.exists():
             self.path.mkdir(parents=True)
             self._created = True
+        _crash("live-created")
         self._lock()
+        _crash("live-locked")
+        tmp = self.path / LIVE_MARKER_TMP
+        if tmp.is_file() and not tmp.is_symlink() and _live_marker_prefix(tmp):
+            tmp.unlink()  # ours, left by a run killed while writing it: we hold the lock
         self._fresh = not marker.exists()
         if self._fresh:
-            text = json.dumps(
-                {"format": 1, "manifest": manifest, "written_by": "verdictpack"},
-                sort_keys=True,
-                indent=2,
-            )
-            tmp = self.path / f".{LIVE_MARKER}.tmp"
-            tmp.write_text(text + "\n", encoding="utf-8")
+            data = _live_marker_text(manifest).encode("utf-8")
+            try:
+                fd = os.open(
+                    tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644
+                )
+            except FileExistsError:
+                self.release()
+                raise OutputError(
+                    f"--out {given}: {tmp.name} is there and is not verdictpack's temporary "
+                    "marker; refused (remove it if it is not yours)"
+                ) from None
+            try:
+                os.write(fd, data[: len(data) // 2])
+                _crash("live-tmp-partial")
+                os.write(fd, data[len(data) // 2 :])
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            _crash("live-tmp-written")
             os.replace(tmp, marker)
+            _fsync_path(self.path, folder=True)
+            _crash("live-marker-renamed")
+
+    @staticmethod
+    def _ours(name: str) -> bool:
+        """The lock and the temporary marker, which a run killed at its start leaves."""
+        return name in (LIVE_LOCK, LIVE_MARKER_TMP)
 
     def _lock(self) -> None:
         if fcntl is None:  # pragma: no cover - Windows

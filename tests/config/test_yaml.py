@@ -292,3 +292,18 @@ def test_the_yaml_example_validates_and_every_reader_reads_it_alike() -> None:
     cfg = parse_config(source, layer.model, layer.rules)
     assert cfg.stimuli.family == "length" and cfg.stimuli.gates.length_target == 1.5
     assert cfg.human.audit.cost_per_reading == cfg.human.cost_per_touch == 0.4
+
+
+@pytest.mark.parametrize("digits", [17, 4301, 5000])
+def test_a_giant_integer_is_refused_by_name_not_converted(digits: int) -> None:
+    """Issue 22 row 8: past Python's 4,300 digits ``int()`` raised ValueError (exit 1)."""
+    found = _refused(f"kind: sizing\nseed: {'9' * digits}\n")
+    assert [(path, "2^53 - 1" in expected) for path, _, expected in found] == [("$.seed", True)]
+
+
+def test_a_giant_yaml_integer_exits_2_through_validate(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "c.yaml"
+    p.write_text(f"kind: sizing\nseed: {'9' * 5000}\n")
+    assert main(["validate", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "$.seed" in err and "internal error" not in err

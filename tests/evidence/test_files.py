@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from verdictpack._errors import InputError
-from verdictpack.evidence._files import FORMATS, file_sha256, read_judgment_file
+from verdictpack.evidence._files import FORMATS, file_sha256, read_inside, read_judgment_file
 from verdictpack.evidence.importers import read_argilla, read_labelstudio, read_mturk
 
 DATA = Path(__file__).parent / "data"
@@ -104,3 +105,88 @@ def test_sha256_of_the_bytes(tmp_path: Path) -> None:
     e = tmp_path / "empty"
     e.write_bytes(b"")
     assert file_sha256(e) == hashlib.sha256(b"").hexdigest()
+
+
+# ---------------------------------------------------------------- issue 22: files and inputs
+
+_DEEP = "[" * 5000 + "]" * 5000  # json.loads: RecursionError (exit 1) before issue 22
+_HUGE = "9" * 5000  # json.loads: ValueError past Python's 4,300 digits (exit 1)
+
+
+def _one_record(fmt: str, value: str) -> tuple[str, str, dict[str, Any]]:
+    """A file of ``fmt`` whose single record holds ``value`` (raw JSON) in a field read past."""
+    if fmt == "table":
+        row = '{"root_id": "p1", "rater_id": "j", "rater_kind": "model", "order": "null_first",'
+        return "t.jsonl", row + f' "choice": "treatment", "extra": {value}}}\n', {}
+    if fmt == "labelstudio":
+        task = (
+            f'[{{"data": {{"pair_id": "p1", "tside": "left", "x": {value}}}, "annotations": []}}]'
+        )
+        return "ls.json", task, LABELSTUDIO
+    record = f'{{"pair_id": "p1", "treatment_side": "A", "x": {value}, "responses": {{}}}}'
+    return "ar.jsonl", record + "\n", ARGILLA
+
+
+@pytest.mark.parametrize("fmt", ["table", "labelstudio", "argilla"])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(_DEEP, "at most 200 levels of nested"), (_HUGE, "an integer of at most 100 digits")],
+    ids=["deep", "huge-integer"],
+)
+def test_deep_nesting_and_giant_integers_refused_by_name(
+    tmp_path: Path, fmt: str, value: str, expected: str
+) -> None:
+    """Issue 22 row 8: every JSON data file reader refuses them as a defect of the file."""
+    name, text, options = _one_record(fmt, value)
+    p = tmp_path / name
+    p.write_text(text)
+    _, defects = read_judgment_file(fmt, p, name, options)
+    assert [d.file for d in defects] == [name]
+    assert defects[0].path in ("line 1", "$")
+    assert expected in defects[0].expected
+
+
+def test_nesting_at_the_limit_is_read(tmp_path: Path) -> None:
+    p = tmp_path / "t.jsonl"
+    nested = "[" * 199 + "]" * 199  # 200 levels with the record's own object
+    p.write_text(
+        '{"root_id": "p1", "rater_id": "j", "rater_kind": "model", "order": "null_first", '
+        f'"choice": "treatment", "extra": {nested}, "n": {"9" * 100}}}\n'
+    )
+    table, defects = read_judgment_file("table", p, "t.jsonl", {})
+    assert defects == () and len(table) == 1
+
+
+def test_read_inside_reads_regular_files_inside_the_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "study"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "pairs.jsonl").write_bytes(b"{}\n")
+    (folder / "link.jsonl").symlink_to(folder / "data" / "pairs.jsonl")
+    for rel in ("data/pairs.jsonl", "data/../data/pairs.jsonl", "link.jsonl"):
+        got = read_inside(folder, rel)
+        assert got == (folder / rel, b"{}\n"), rel
+
+
+@pytest.mark.parametrize("case", ["dotdot", "symlink-out", "proc", "fifo", "directory"])
+def test_read_inside_refuses_what_leaves_the_folder_or_is_no_regular_file(
+    tmp_path: Path, case: str
+) -> None:
+    """Issue 22 row 4: ``..`` and symlinks out of the config's folder, /proc and FIFOs."""
+    folder = tmp_path / "study"
+    folder.mkdir()
+    (tmp_path / "secret.csv").write_text("KEY=sk-123\n")
+    rel = "pairs.csv"
+    if case == "dotdot":
+        rel = "../secret.csv"
+    elif case == "symlink-out":
+        (folder / rel).symlink_to(tmp_path / "secret.csv")
+    elif case == "proc":
+        (folder / rel).symlink_to("/proc/self/environ")
+    elif case == "fifo":
+        os.mkfifo(folder / rel)
+    else:
+        (folder / rel).mkdir()
+    got = read_inside(folder, rel)
+    assert isinstance(got, str)
+    assert "a regular file inside the config's folder" in got
+    assert "sk-123" not in got

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -308,3 +309,79 @@ def test_every_importer_returns_the_table_shape() -> None:
         assert all(j.origin is not None for j in result.judgments)
     empty = read_mturk(DATA / "absent.csv", **MTURK)  # type: ignore[arg-type]
     assert len(empty.table) == 0 and empty.judgments == () and len(empty.defects) == 1
+
+
+# ---------------------------------------------------------------- issue 22: nothing lost silently
+
+
+def _argilla_file(tmp_path: Path, records: list[dict[str, object]]) -> Path:
+    p = tmp_path / "argilla.json"
+    p.write_text(json.dumps(records))
+    return p
+
+
+def _argilla_record(root: str, responses: object = None) -> dict[str, object]:
+    record: dict[str, object] = {"metadata": {"pair_id": root, "treatment_side": "a"}}
+    if responses is not None:
+        record["responses"] = responses
+    return record
+
+
+ANSWERED = {"preference": [{"value": "A", "user_id": "u1", "status": "submitted"}]}
+
+
+def test_argilla_question_matching_nothing_is_refused_listing_the_questions(
+    tmp_path: Path,
+) -> None:
+    """Issue 22 row 9: a typo in ``question`` dropped every human judgment, no defect."""
+    p = _argilla_file(tmp_path, [_argilla_record("r1", ANSWERED), _argilla_record("r2", ANSWERED)])
+    result = read_argilla(p, **{**ARGILLA, "question": "preferense"})  # type: ignore[arg-type]
+    assert [(d.path, d.received) for d in result.defects] == [("$", "preferense")]
+    assert "questions it holds: preference" in result.defects[0].expected
+
+
+def test_argilla_without_any_responses_is_refused(tmp_path: Path) -> None:
+    """Issue 22 row 9: records without ``responses`` gave no judgment and no defect."""
+    p = _argilla_file(tmp_path, [_argilla_record("r1"), _argilla_record("r2", {})])
+    result = read_argilla(p, **ARGILLA)  # type: ignore[arg-type]
+    assert [d.path for d in result.defects] == ["$"]
+    assert len(result.judgments) == 0
+
+
+def test_argilla_unanswered_records_are_counted_in_the_notes(tmp_path: Path) -> None:
+    records = [_argilla_record("r1", ANSWERED), _argilla_record("r2"), _argilla_record("r3", {})]
+    result = read_argilla(_argilla_file(tmp_path, records), **ARGILLA)  # type: ignore[arg-type]
+    assert result.defects == ()
+    assert len(result.judgments) == 1
+    assert result.notes == ("2 of 3 records have no response to 'preference' and give no judgment",)
+
+
+def test_labelstudio_control_matching_nothing_is_named_once_listing_the_controls() -> None:
+    """Issue 22 row 9: the configured control is refused by name, with the controls present."""
+    options = {"root_field": "pair_id", "treatment_side_field": "tside", "control": "prefs"}
+    result = read_labelstudio(DATA / "labelstudio_pairwise.json", **options)  # type: ignore[arg-type]
+    assert result.defects[0].path == "$" and result.defects[0].received == "prefs"
+    assert "controls it holds: pref" in result.defects[0].expected
+
+
+def test_mturk_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
+    """Issue 22 row 15: the first of two ``Answer.pref`` columns was read silently."""
+    rows = list(csv.reader((DATA / "mturk_batch.csv").open(newline="")))
+    rows[0].append("Answer.pref")
+    for row in rows[1:]:
+        row.append("B")
+    p = tmp_path / "batch.csv"
+    with p.open("w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    result = read_mturk(p, **MTURK)  # type: ignore[arg-type]
+    assert [(d.path, d.received) for d in result.defects] == [("line 1", ["Answer.pref"])]
+    assert len(result.judgments) == 0
+
+
+@pytest.mark.parametrize("root", [" root-1", "root-1\n", "root\x1b1"])
+def test_a_root_id_with_spaces_or_control_characters_is_refused(tmp_path: Path, root: str) -> None:
+    """Issue 22 row 6: such ids were read as given; the run then failed its own self-audit."""
+    p = _argilla_file(tmp_path, [_argilla_record(root, ANSWERED), _argilla_record("r2", ANSWERED)])
+    result = read_argilla(p, **ARGILLA)  # type: ignore[arg-type]
+    assert [(d.path, d.received) for d in result.defects] == [("$[0].metadata.pair_id", root)]
+    assert [j.root_id for j in result.judgments] == ["r2"]

@@ -772,3 +772,18 @@ def test_the_kill_script_exercises_batches_and_every_table() -> None:
     assert kinds == set(_TABLE)
     assert any(b is not None for b, _, _ in ops) and any(b is None for b, _, _ in ops)
     assert len(_cuts(ops)) < len(ops) + 1  # some ops sit inside batches, between cut points
+
+
+def test_the_guard_refuses_any_8_character_run_of_a_key(tmp_path: Path) -> None:
+    # issue 22 row 2: the old guard looked for the whole key only
+    header = f"Bearer {FAKE_KEY}"
+    with Ledger.open(tmp_path, MANIFEST, secrets=[header, FAKE_KEY]) as led:
+        _live_flow(led, ())
+        key = led.requests()[0].key
+        for part in (FAKE_KEY[:8], FAKE_KEY[-8:], FAKE_KEY[9:30]):
+            with pytest.raises(LedgerError, match="secret") as info:
+                led.record_attempt(key, 3, f"401: bad key {part}")
+            assert part not in str(info.value)
+        # seven characters are not a run; "Bearer" alone is not the key
+        led.record_attempt(key, 3, f"401: Bearer token {FAKE_KEY[:7]} refused")
+        assert len(led.attempts()) == 3

@@ -60,8 +60,22 @@ def test_non_ascii_ids() -> None:
 
 def test_order_file(tmp_path: Path) -> None:
     p = tmp_path / "order.txt"
-    p.write_bytes(b"\xef\xbb\xbfb\n\n  a  \r\nc\n")
+    p.write_bytes(b"\xef\xbb\xbfb\n\n  \r\na\r\nc\n")
     assert read_order_file(p, "order.txt") == (("b", "a", "c"), ())
+
+
+@pytest.mark.parametrize("line", ["  a  ", "a\t", "a\x0bb", "a\u2028b", "a\x85"])
+def test_order_file_refuses_an_id_with_spaces_or_control_characters(
+    tmp_path: Path, line: str
+) -> None:
+    """Issue 22 row 6: such an id was stripped (or split) and read as another id, and the run
+    then failed its own self-audit; it is refused at its line, naming the value."""
+    p = tmp_path / "order.txt"
+    p.write_bytes(f"b\n{line}\nc\n".encode())
+    ids, defects = read_order_file(p, "order.txt")
+    assert ids == ("b", "c")
+    assert [(d.file, d.path, d.received) for d in defects] == [("order.txt", "line 2", line)]
+    assert "white space" in defects[0].expected or "control" in defects[0].expected
 
 
 def test_order_file_repeat_named_at_its_line(tmp_path: Path) -> None:

@@ -115,3 +115,43 @@ def test_unreadable_and_empty(tmp_path: Path) -> None:
 
 def test_empty_readings_write_a_header() -> None:
     assert Readings((), (), (), ()).to_csv_bytes() == b"root_id,reader_id,category\n"
+
+
+# ---------------------------------------------------------------- issue 22
+
+
+def test_a_column_named_twice_is_refused(tmp_path: Path) -> None:
+    """Issue 22 row 15: the last of the two columns was read silently."""
+    lines = ["root_id,reader_id,category,category", *(f"{r},x" for r in GOOD[1:])]
+    r, defects = read_readings(_csv(tmp_path, lines))
+    assert len(r) == 0
+    assert [(d.path, d.received) for d in defects] == [("line 1", ["category"])]
+    assert "each column named once" in defects[0].expected
+
+
+@pytest.mark.parametrize("root", [" a1", "a1 ", "a\t1", "a1\x00"])
+def test_a_root_id_with_spaces_or_control_characters_is_refused(tmp_path: Path, root: str) -> None:
+    """Issue 22 row 6: such ids cannot be written one a line and read back as themselves."""
+    p = tmp_path / "r.jsonl"
+    rows = [(root, "x"), (root, "y"), ("a2", "x"), ("a2", "y")]
+    p.write_text(
+        "".join(
+            json.dumps({"root_id": r, "reader_id": w, "category": "treatment"}) + "\n"
+            for r, w in rows
+        )
+    )
+    r, defects = read_readings(p)
+    assert r.root == ("a2", "a2")
+    assert [(d.path, d.received) for d in defects] == [("line 1", root), ("line 2", root)]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("[" * 3000 + "]" * 3000, "200 levels"), ("9" * 5000, "at most 100 digits")],
+)
+def test_deep_or_giant_jsonl_values_are_defects(tmp_path: Path, value: str, expected: str) -> None:
+    """Issue 22 row 8: RecursionError / ValueError (exit 1) before."""
+    p = tmp_path / "r.jsonl"
+    p.write_text(f'{{"root_id": "a1", "reader_id": "x", "category": "t", "x": {value}}}\n')
+    _, defects = read_readings(p)
+    assert defects[0].path == "line 1" and expected in defects[0].expected

@@ -414,3 +414,45 @@ def test_p_treatment_column_round_trips_and_is_checked(tmp_path: Path) -> None:
     again = _write(tmp_path, "again.csv", t.to_csv_bytes().decode().splitlines())
     assert read_table(again).table.p_treatment.tolist()[0] == 0.75
     assert [j.p_treatment for j in t.judgments()] == [0.75, None]
+
+
+# ---------------------------------------------------------------- issue 22
+
+
+@pytest.mark.parametrize("cost", ["1.7e308", "1e10", "1e309"])
+def test_a_cost_past_the_config_bound_is_refused(tmp_path: Path, cost: str) -> None:
+    """Issue 22 row 8: 1.7e308 passed and summed to inf; costs are bounded like config prices."""
+    rows = [
+        HEADER,
+        f"p1,j,model,null_first,treatment,0,{cost},,",
+        "p2,j,model,null_first,tie,0,2.5,,",
+    ]
+    result = read_table(_write(tmp_path, "t.csv", rows))
+    assert [(d.path, d.received) for d in result.defects] == [("line 2", cost)]
+    assert "1e+09" in result.defects[0].expected
+    assert result.table.cost.tolist() == [2.5]
+
+
+@pytest.mark.parametrize("name", ["t.csv", "q.csv"])
+def test_a_header_naming_any_column_twice_is_refused(tmp_path: Path, name: str) -> None:
+    """Issue 22 row 15: a repeated column not read was accepted silently (either CSV path)."""
+    header = HEADER + ",note,note"
+    row = "p1,j,model,null_first,treatment,0,,,,a,b"
+    if name == "q.csv":  # quotes: the csv module's path
+        row = 'p1,j,model,null_first,treatment,0,,"x",,a,b'
+    result = read_table(_write(tmp_path, name, [header, row]))
+    assert [(d.path, d.received) for d in result.defects] == [("line 1", "note")]
+    assert len(result.table) == 0
+
+
+def test_deep_or_giant_jsonl_values_are_defects(tmp_path: Path) -> None:
+    """Issue 22 row 8: RecursionError / ValueError (exit 1) before."""
+    base = '{"root_id": "p1", "rater_id": "j", "rater_kind": "model", "order": "null_first"'
+    rows = [f'{base}, "choice": "tie", "raw": {"[" * 3000 + "]" * 3000}}}']
+    rows.append(f'{base}, "choice": "tie", "trial": {"1" * 5000}}}')
+    rows.append(f'{base}, "choice": "tie", "trial": 1}}')
+    result = read_table(_write(tmp_path, "t.jsonl", rows))
+    assert [d.path for d in result.defects] == ["line 1", "line 2"]
+    assert "200 levels" in result.defects[0].expected
+    assert "100 digits" in result.defects[1].expected
+    assert len(result.table) == 1

@@ -434,3 +434,130 @@ def test_gate_counts_survive_pickling() -> None:
     assert counts.refused and counts.admitted  # both kinds of outcome travel
     back = pickle.loads(pickle.dumps(counts))
     assert back == counts and type(back.refusals) is type(counts.refusals)
+
+
+# ---------------------------------------------------------------- issue 22: files and inputs
+
+
+def _validate(config: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["validate", str(config)])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case", ["dotdot", "proc", "symlink-out"])
+def test_a_data_path_leaving_the_config_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    """Issue 22 row 4: ``..`` was accepted, and ``pairs.jsonl -> /proc/self/environ`` made
+    validate print the whole environment as the file's first line."""
+    cfg = make_study(tmp_path / "s")
+    pairs = tmp_path / "s" / "pairs.jsonl"
+    if case == "dotdot":
+        pairs.rename(tmp_path / "pairs.jsonl")
+        data = json.loads(cfg.read_text())
+        data["data"]["stimuli"]["path"] = "../pairs.jsonl"
+        cfg.write_text(json.dumps(data))
+    else:
+        target = Path("/proc/self/environ") if case == "proc" else tmp_path / "outside.jsonl"
+        if case == "symlink-out":
+            pairs.rename(target)
+        else:
+            pairs.unlink()
+        pairs.symlink_to(target)
+    code, err = _validate(cfg, capsys)
+    assert code == 2
+    assert "$.data.stimuli.path" in err and "a regular file inside the config's folder" in err
+    assert "pairs.jsonl: line" not in err  # nothing of the file read, nothing of it printed
+
+
+def test_provenance_hashes_the_bytes_parsed_not_a_second_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22 row 10: the file was hashed by a second read; rewritten in between, provenance
+    named bytes that were never analysed."""
+    import verdictpack.kinds._study as study
+
+    cfg = make_study(tmp_path / "s")
+    judgments = tmp_path / "s" / "judgments.csv"
+    parsed_bytes = judgments.read_bytes()
+    original = study.read_judgment_file
+
+    def read_then_rewrite(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        judgments.write_bytes(parsed_bytes + b"p000,ja,model,null_first,tie,1\n")
+        return out
+
+    monkeypatch.setattr(study, "read_judgment_file", read_then_rewrite)
+    from verdictpack._cli import _parsed
+
+    source, _, parsed = _parsed(str(cfg))
+    data = study.load_study(parsed, source)
+    entry = next(f for f in data.files if f.role == "judgments")
+    assert entry.sha256 == hashlib.sha256(parsed_bytes).hexdigest()
+    assert entry.bytes == len(parsed_bytes)
+
+
+def test_a_judgment_root_id_with_spaces_is_refused_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22 row 6: the id was read as given (with ``value_maps`` it could even match)."""
+    cfg = make_study(tmp_path / "s")
+    p = tmp_path / "s" / "judgments.csv"
+    lines = p.read_text().splitlines()
+    lines[3] = '" p000",ja,model,null_first,treatment,0'
+    p.write_text("\n".join(lines) + "\n")
+    data = json.loads(cfg.read_text())
+    data["data"]["judgments"][0]["value_maps"] = {"root_id": {" p000": "p000"}}
+    data["data"]["judgments"].append({"format": "table", "path": "extra.csv"})
+    (tmp_path / "s" / "extra.csv").write_text(
+        "root_id,rater_id,rater_kind,order,choice,trial\np001\t,ja,model,null_first,tie,1\n"
+    )
+    cfg.write_text(json.dumps(data))
+    code, err = _validate(cfg, capsys)
+    assert code == 2
+    assert 'extra.csv: line 2: received "p001\\t"' in err
+    assert "white space" in err
+
+
+@pytest.mark.parametrize(
+    "readings", ["root_id,reader_id,category\n", "root_id,reader_id,category\na1,r1,treatment\n"]
+)
+def test_validate_refuses_the_readings_the_run_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], readings: str
+) -> None:
+    """Issue 22 row 15: validate passed a reader audit with no double readings (a header
+    alone) that the run then refused: both now refuse it by the one call."""
+    cfg = make_study(tmp_path / "s")
+    (tmp_path / "s" / "readings.csv").write_text(readings)
+    code, err = _validate(cfg, capsys)
+    assert code == 2
+    run_err = _refused(tmp_path, capsys, cfg)
+    tail = "; nothing written"
+    assert [ln for ln in err.splitlines() if tail not in ln] == [
+        ln for ln in run_err.splitlines() if tail not in ln
+    ]
+
+
+def test_a_live_study_on_a_read_only_folder_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22 row 8: a read-only mount (EROFS) or an immutable folder (EPERM) was an internal
+    error (exit 1) with a traceback's last line; the folder's first write stands for both."""
+    import errno
+    import os
+
+    from live_helpers import live_study
+
+    from verdictpack._output import LiveFolder
+
+    study, _ = live_study(tmp_path, "http://127.0.0.1:9/v1")
+    out = tmp_path / "live"
+
+    def read_only(self: LiveFolder) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self.path / "lock"))
+
+    monkeypatch.setattr(LiveFolder, "_lock", read_only)
+    assert main([str(study), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}: the live study's folder cannot be written" in err
+    assert "Read-only file system" in err and "internal error" not in err

@@ -84,7 +84,11 @@ def test_fmt_fig_and_fmt_mean_show_the_mcse_only_when_simulated() -> None:
 
 def test_table_shape_and_cells() -> None:
     text = table(["a", "b"], [[1, None], ["x|y", 0.5]])
-    assert text == "| a | b |\n|---|---|\n| 1 | None |\n| x|y | 0.5 |\n"
+    # a "|" in a cell is escaped (issue 22 row 12: it forged a cell), raw HTML neutralised
+    assert text == "| a | b |\n|---|---|\n| 1 | None |\n| x\\|y | 0.5 |\n"
+    assert table(["<i>"], [["a<br>b <script>", "l1\nl2"]]) == (
+        "| &lt;i> |\n|---|\n| a<br>b &lt;script> | l1 l2 |\n"
+    )
     assert table(["only"], []) == "| only |\n|---|\n"
 
 

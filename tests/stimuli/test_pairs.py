@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import assert_refused_by_name
 from verdictpack._errors import MISSING
 from verdictpack.stimuli import Stimulus
@@ -226,3 +228,37 @@ def test_read_pairs_then_gate_counts_lists_refused_ids(tmp_path: Path) -> None:
     assert counts.admitted == ("good",)
     assert counts.refused == ("changed", "same")
     assert dict(counts.failed) == {"changed": ("content_overlap",), "same": ("diff_budget",)}
+
+
+# ---------------------------------------------------------------- issue 22
+
+
+@pytest.mark.parametrize("pid", [" bergen-1", "bergen-1 ", "bergen\n1", "bergen\x001", "b\u2028"])
+def test_an_id_with_spaces_or_control_characters_is_refused(tmp_path: Path, pid: str) -> None:
+    """Issue 22 row 6: root_order.txt cannot hold such an id; the run failed its self-audit."""
+    p = write_jsonl(tmp_path / "pairs.jsonl", [row(pid), row("lyon-2", LYON_A, LYON_B)])
+    stimuli, defects = read_pairs(p, MAPPING)
+    assert [s.id for s in stimuli] == ["lyon-2"]
+    assert [(d.path, d.received) for d in defects] == [("line 1", pid)]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("[" * 3000 + "]" * 3000, "200 levels"), ("9" * 5000, "at most 100 digits")],
+)
+def test_deep_or_giant_json_values_are_defects_at_their_line(
+    tmp_path: Path, value: str, expected: str
+) -> None:
+    """Issue 22 row 8: RecursionError / ValueError (exit 1) before."""
+    bad = json.dumps(row("bergen-1"))[:-1] + f', "x": {value}}}'
+    p = write_jsonl(tmp_path / "pairs.jsonl", [row("lyon-2", LYON_A, LYON_B), bad])
+    stimuli, defects = read_pairs(p, MAPPING)
+    assert [s.id for s in stimuli] == ["lyon-2"]
+    assert [d.path for d in defects] == ["line 2"] and expected in defects[0].expected
+
+
+def test_the_bytes_given_are_parsed_not_the_file(tmp_path: Path) -> None:
+    """Issue 22 row 10: a study parses (and hashes) the bytes it read once."""
+    p = write_jsonl(tmp_path / "pairs.jsonl", [row("on-disk")])
+    given = (json.dumps(row("given")) + "\n").encode()
+    assert [s.id for s in read_pairs(p, MAPPING, data=given).stimuli] == ["given"]

@@ -847,6 +847,9 @@ def parse_config(source: ConfigSource, model: type[M], rules: Iterable[CrossRule
         for err in exc.errors(include_url=False):
             loc = tuple(p for p in err["loc"] if not _is_union_tag(p, raw, err["loc"]))
             received = MISSING if err["type"] == "missing" else err.get("input")
+            if "shown" in (err.get("ctx") or {}):
+                # a validator's own display of the value (a credential masked, never echoed)
+                received = err["ctx"]["shown"]
             expected = _at_line(source, loc, _expected_from_error(err, model))
             defects.append(Defect(source.display, json_path(loc), received, expected))
     for rule in rules:

@@ -87,7 +87,8 @@ def _plain(value: str) -> tuple[Any, str | None]:
     if value in _NULL:
         return None, None
     if _INT.fullmatch(value):
-        return int(value), integer_defect(value)
+        problem = integer_defect(value)  # before int(): past 4,300 digits int() raises
+        return (None if problem else int(value)), problem
     if _FLOAT.fullmatch(value):
         number = float(value)
         if not math.isfinite(number):

@@ -29,6 +29,9 @@ the ledger's is refused)::
             h_lo <= h_hi (both NULL: no H_i), state)
     cancelled(seq, key, cost_estimate, reason)
     events(seq, kind, json)                               the verdict, the budget stop ...
+    sent(seq, key, attempt, cost_max)                     a call about to leave, its worst case
+    settled(sent, kind (answered, failed, cancelled), cost, outcome)
+                                                          what became of a sent call
 
 Durability. ``journal_mode=WAL``: readers (:meth:`Ledger.open_readonly`, e.g. a status command)
 never block the writer. That one run at a time writes a study folder is the folder lock's job
@@ -37,8 +40,9 @@ transaction, so a crash loses at most the call in flight, and SQLite's
 WAL recovery keeps exactly a prefix of the committed transactions, never part of one.
 ``synchronous`` is chosen per transaction:
 
-* ``FULL`` (the WAL is fsynced at commit) for the manifest, answers, commits, cancellations and
-  events: what was paid for and what was decided survives a power cut once the call returns;
+* ``FULL`` (the WAL is fsynced at commit) for the manifest, sent calls, answers, commits,
+  settlements, cancellations and events: what was paid for and what was decided survives a
+  power cut once the call returns;
 * ``NORMAL`` for requests and attempts. In WAL mode NORMAL still survives any process crash
   (SIGKILL included: the written frames are in the operating system's cache); only an operating
   system crash or power cut can lose the newest of those rows, and never one that a durable row
@@ -50,7 +54,14 @@ throughput where fsyncs are slow; a crash inside a batch loses the whole batch a
 else. If the body of a batch raises, the records already made are committed (each is whole) and
 the exception propagates.
 
-Money. :meth:`Ledger.spend` sums costs exactly (integers in units of 2**-1074, the smallest
+Money. Every call that may be billed is recorded by :meth:`Ledger.record_sent` (its attempt and
+worst-case cost) in a transaction that is durable before the call leaves; each such row is then
+settled once: by the answer (its cost), a failure (:meth:`Ledger.record_failed`: a malformed body
+at its ``usage`` or else its worst case, a call that timed out or dropped at its worst case, an
+error status at 0) or a cancellation (its worst case: stopped in flight, or found unsettled when
+a killed run is resumed). A sent call not yet settled counts at its worst case, so the spend is
+never below what the provider can bill at the configured prices. :meth:`Ledger.spend` sums costs
+exactly (integers in units of 2**-1074, the smallest
 float step), so the totals are correctly rounded and do not depend on the order in which answers
 arrived: a resumed study sees to the last bit the spend an uninterrupted one would.
 
@@ -65,6 +76,7 @@ by field name (``answer.cost`` or ``answer["cost"]``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -76,6 +88,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from verdictpack._errors import InputError, OutputError
+from verdictpack.evidence._ledger_chain import CHAIN_SCHEMA, Chain, table_of
+from verdictpack.evidence._ledger_chain import damaged as _damaged
+from verdictpack.evidence._ledger_chain import verify as verify_chain
 from verdictpack.evidence._table import CHOICES
 
 __all__ = [
@@ -102,12 +117,25 @@ ORDERS = ("treatment_first", "null_first")
 EXTRACTION_PATHS = ("logprobs", "structured", "parser", "none")
 # "VPLG": marks the file as a verdictpack ledger (PRAGMA application_id)
 _APPLICATION_ID = 0x56504C47
-_SCHEMA_VERSION = 2  # 2: a commit holds M_i and H_i as bounds (unknown answers bounded both ways)
+# 2: a commit holds M_i and H_i as bounds (unknown answers bounded both ways); 3: every call that
+# may be billed is in ``sent`` before it leaves and in ``settled`` once its cost is known; 4: every
+# row is linked into the hash chain (:mod:`verdictpack.evidence._ledger_chain`)
+_SCHEMA_VERSION = 4
 _MIN_SECRET = 8
 # every finite float is an integer multiple of 2**-1074
 _SCALE = 1 << 1074
 _MISMATCH = "a study never mixes manifests; start a fresh study in a new folder"
-_TABLES = ("manifest", "requests", "attempts", "answers", "commits", "cancelled", "events")
+_TABLES = (
+    "manifest",
+    "requests",
+    "attempts",
+    "answers",
+    "commits",
+    "cancelled",
+    "events",
+    "sent",
+    "settled",
+)
 _KEY = re.compile(r"[0-9a-f]{64}")
 # the column whose conflict an INSERT OR REPLACE would resolve by deleting (commits.seq is
 # covered by the contiguity trigger)
@@ -118,6 +146,8 @@ _UNIQUE = {
     "commits": "root_id",
     "cancelled": "seq",
     "events": "seq",
+    "sent": "seq",
+    "settled": "sent",
 }
 
 
@@ -264,11 +294,18 @@ class Event(_Record):
 
 
 class Spend(NamedTuple):
-    """Money so far: answers of committed roots, answers of roots not yet committed, cancelled."""
+    """Money so far: answers of committed roots, answers of roots not yet committed, and every
+    call sent without an answer (``cancelled``: cancellations, failed attempts at their cost,
+    calls still unsettled at their worst case)."""
 
     committed: float
     pending: float
     cancelled: float
+
+    @property
+    def total(self) -> float:
+        """Everything: the most the provider can have billed at the configured prices."""
+        return self.committed + self.pending + self.cancelled
 
 
 _SCHEMA = """
@@ -331,6 +368,20 @@ CREATE TABLE events (
     kind TEXT NOT NULL,
     json TEXT NOT NULL
 );
+CREATE TABLE sent (
+    seq INTEGER PRIMARY KEY,
+    manifest TEXT NOT NULL,
+    key TEXT NOT NULL REFERENCES requests(key),
+    attempt INTEGER NOT NULL CHECK (attempt >= 1),
+    cost_max REAL NOT NULL CHECK (cost_max >= 0)
+);
+CREATE TABLE settled (
+    sent INTEGER PRIMARY KEY NOT NULL REFERENCES sent(seq),
+    manifest TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('answered', 'failed', 'cancelled')),
+    cost REAL NOT NULL CHECK (cost >= 0),
+    outcome TEXT NOT NULL
+);
 CREATE TRIGGER manifest_single BEFORE INSERT ON manifest
 WHEN (SELECT count(*) FROM manifest) > 0
 BEGIN SELECT RAISE(ABORT, 'ledger: a ledger holds exactly one manifest'); END;
@@ -362,6 +413,8 @@ def _schema_statements() -> list[str]:
                 f"BEGIN SELECT RAISE(ABORT, 'ledger is append-only: a row of {t} "
                 "cannot be replaced'); END"
             )
+    # last: the chain's head hashes the complete schema (evidence/_ledger_chain.py)
+    out.extend(CHAIN_SCHEMA)
     return out
 
 
@@ -451,6 +504,12 @@ class Ledger:
         self._committed_units = 0
         self._pending_units: dict[str, int] = {}
         self._cancelled_units = 0
+        # sent calls not yet settled: key -> [(sent seq, worst-case units)]; their sum; the
+        # count of sent rows by key (the next attempt's number)
+        self._open: dict[str, list[tuple[int, int]]] = {}
+        self._open_units = 0
+        self._tries: dict[str, int] = {}
+        self._chain = Chain.load(conn)
         self._load_state()
 
     # ---- opening -------------------------------------------------------------------------
@@ -485,6 +544,9 @@ class Ledger:
                     f"{digest[:12]}: {_MISMATCH}"
                 )
             return cls(conn, p, digest, manifest_text, guards, readonly=False)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise LedgerError(f"ledger {p}: {_damaged(exc)}") from None
         except BaseException:
             conn.close()
             raise
@@ -508,6 +570,9 @@ class Ledger:
             digest, text = _prepare(conn, p, None)
             conn.execute("PRAGMA query_only=ON")
             return cls(conn, p, digest, text, (), readonly=True)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise LedgerError(f"ledger {p}: {_damaged(exc)}") from None
         except BaseException:
             conn.close()
             raise
@@ -533,6 +598,18 @@ class Ledger:
         self._cancelled_units = sum(
             _units(c) for (c,) in db.execute("SELECT cost_estimate FROM cancelled")
         )
+        self._cancelled_units += sum(
+            _units(c) for (c,) in db.execute("SELECT cost FROM settled WHERE kind = 'failed'")
+        )
+        rows = db.execute(
+            "SELECT s.seq, s.key, s.cost_max FROM sent s "
+            "WHERE NOT EXISTS (SELECT 1 FROM settled t WHERE t.sent = s.seq) ORDER BY s.seq"
+        )
+        for seq, key, cost_max in rows:
+            self._open.setdefault(key, []).append((seq, _units(cost_max)))
+            self._open_units += _units(cost_max)
+        for key, n in db.execute("SELECT key, count(*) FROM sent GROUP BY key"):
+            self._tries[key] = n
 
     # ---- plumbing ------------------------------------------------------------------------
 
@@ -553,8 +630,22 @@ class Ledger:
         if self._batch_depth == 0 and sync != self._sync:
             db.execute(f"PRAGMA synchronous={sync}")
             self._sync = sync
+        # the row and its link in the hash chain, in one transaction (a savepoint inside a batch)
+        chain = (self._chain.seq, self._chain.link)
         try:
-            return db.execute(sql, params)
+            db.execute("SAVEPOINT ledger_write")
+            try:
+                cur = db.execute(sql, params)
+                self._chain.append(db, table_of(sql), int(cur.lastrowid or 0))
+                db.execute("RELEASE ledger_write")
+            except BaseException:
+                self._chain.seq, self._chain.link = chain
+                if not db.in_transaction:  # pragma: no cover - a failed COMMIT rolled back
+                    raise
+                db.execute("ROLLBACK TO ledger_write")
+                db.execute("RELEASE ledger_write")
+                raise
+            return cur
         except sqlite3.IntegrityError as exc:
             raise LedgerError(f"ledger {self.path}: {what} refused ({exc})") from None
         except sqlite3.Error as exc:
@@ -786,6 +877,7 @@ class Ledger:
             self._committed_units += u
         else:
             self._pending_units[root] = self._pending_units.get(root, 0) + u
+        self._settle(key, "answered", amount, "answered")
 
     def answer(self, key: str) -> Answer | None:
         """The stored answer to the request ``key``, or None: the cache lookup."""
@@ -898,6 +990,64 @@ class Ledger:
             f"record_cancelled of request {key[:12]} (recorded requests only)",
         )
         self._cancelled_units += _units(estimate)
+        self._settle(key, "cancelled", estimate, reason)
+
+    def record_sent(self, key: str, attempt: int, cost_max: float) -> None:
+        """Record that a call of the recorded request ``key`` is about to leave: its attempt
+        number (from 1, over every run of the study) and the most it can cost. Commit it (FULL,
+        e.g. by a batch) before the call leaves; it counts at ``cost_max`` until settled."""
+        worst = _nonneg("cost_max", cost_max)
+        seq_units = _units(worst)
+        cur = self._write(
+            "FULL",
+            "INSERT INTO sent (manifest, key, attempt, cost_max) VALUES (?, ?, ?, ?)",
+            (self.manifest_hash, _key(key), _count("attempt", attempt, 1), worst),
+            f"record_sent of request {key[:12]} (recorded requests only)",
+        )
+        self._open.setdefault(key, []).append((int(cur.lastrowid or 0), seq_units))
+        self._open_units += seq_units
+        self._tries[key] = self._tries.get(key, 0) + 1
+
+    def record_failed(self, key: str, cost: float, outcome: str) -> None:
+        """Settle the oldest unsettled call of ``key`` as failed at ``cost`` (a malformed body:
+        its usage, else its worst case; no response: its worst case; an error status: 0)."""
+        outcome = _text("outcome", outcome)
+        _guard(self._secrets, "outcome", outcome)
+        amount = _nonneg("cost", cost)
+        if not self._open.get(_key(key)):
+            raise LedgerError(f"record_failed: request {key[:12]} has no call in flight")
+        self._settle(key, "failed", amount, outcome, first_only=True)
+        self._cancelled_units += _units(amount)
+
+    def _settle(
+        self, key: str, kind: str, cost: float, outcome: str, *, first_only: bool = False
+    ) -> None:
+        """Settle the unsettled sent calls of ``key`` (the oldest only, ``first_only``)."""
+        calls = self._open.get(key)
+        if not calls:
+            return
+        done = calls[:1] if first_only else list(calls)
+        for seq, units in done:
+            self._write(
+                "FULL",
+                "INSERT INTO settled (sent, manifest, kind, cost, outcome) VALUES (?, ?, ?, ?, ?)",
+                (seq, self.manifest_hash, kind, cost, outcome),
+                f"settling call {seq} of request {key[:12]}",
+            )
+            self._open_units -= units
+        del calls[: len(done)]
+        if not calls:
+            del self._open[key]
+
+    def open_sent(self) -> dict[str, float]:
+        """The sent calls not yet settled: request key -> the sum of their worst cases (after a
+        kill: the calls that were in flight, or answered without the answer made durable)."""
+        _ = self._db
+        return {k: _float(sum(u for _, u in calls)) for k, calls in self._open.items()}
+
+    def sent_count(self, key: str) -> int:
+        """How many calls of request ``key`` were sent (in every run): the last attempt number."""
+        return self._tries.get(key, 0)
 
     def cancelled(self) -> list[Cancellation]:
         """Every cancellation, in the order recorded."""
@@ -905,10 +1055,12 @@ class Ledger:
         return [Cancellation(*row) for row in rows]
 
     def spend(self) -> Spend:
-        """(cost of answers of committed roots, of answers of other roots, cancelled estimate)."""
+        """(cost of answers of committed roots, of answers of other roots, calls sent without an
+        answer: cancelled and unsettled at their worst case, failed at their cost)."""
         _ = self._db  # refuses a closed ledger
         pending = sum(self._pending_units.values())
-        return Spend(_float(self._committed_units), _float(pending), _float(self._cancelled_units))
+        unanswered = self._cancelled_units + self._open_units
+        return Spend(_float(self._committed_units), _float(pending), _float(unanswered))
 
     def record_event(self, kind: str, data: Mapping[str, Any] | None = None) -> int:
         """Record a study-level event with plain-JSON ``data``; return its seq."""
@@ -956,12 +1108,25 @@ def _check_secrets(secrets: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=64)
+def _secret_runs(secret: str) -> tuple[str, ...]:
+    """Every run of :data:`_MIN_SECRET` consecutive characters of ``secret`` -- of its token,
+    when it is an ``Authorization`` value (``Bearer <token>``): a text holding any of them holds
+    part of the key (the same rule as the live transport's redaction)."""
+    scheme, _, token = secret.partition(" ")
+    if token.strip() and scheme.lower() in {"bearer", "basic", "token"}:
+        secret = token.strip() if len(token.strip()) >= _MIN_SECRET else secret
+    n = _MIN_SECRET
+    return tuple(dict.fromkeys(secret[i : i + n] for i in range(len(secret) - n + 1)))
+
+
 def _guard(secrets: tuple[str, ...], field: str, text: str) -> None:
+    """Refuse ``text`` when it holds a secret or any run of 8 of its consecutive characters."""
     for s in secrets:
-        if s in text:
+        if any(run in text for run in _secret_runs(s)):
             raise LedgerError(
-                f"ledger: the {field} to store contains the value of a secret (an API key); "
-                "refused, nothing written"
+                f"ledger: the {field} to store contains (part of) the value of a secret (an API "
+                "key); refused, nothing written"
             )
 
 
@@ -981,14 +1146,16 @@ def _prepare(
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.DatabaseError as exc:
-        raise LedgerError(f"ledger {path}: not a readable SQLite ledger ({exc})") from None
+        raise LedgerError(f"ledger {path}: {_damaged(exc)}") from None
     if create is not None and app == 0 and version == 0 and tables == 0:
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("BEGIN IMMEDIATE")
         try:
             for stmt in _schema_statements():
                 conn.execute(stmt)
-            conn.execute("INSERT INTO manifest (hash, json) VALUES (?, ?)", create)
+            chain = Chain.start(conn)
+            cur = conn.execute("INSERT INTO manifest (hash, json) VALUES (?, ?)", create)
+            chain.append(conn, "manifest", int(cur.lastrowid or 0))
             conn.execute(f"PRAGMA application_id={_APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -1003,7 +1170,13 @@ def _prepare(
             f"ledger {path}: schema version {version}; this verdictpack reads version "
             f"{_SCHEMA_VERSION}"
         )
-    rows = conn.execute("SELECT hash, json FROM manifest").fetchall()
+    try:
+        broken = verify_chain(conn)
+        rows = conn.execute("SELECT hash, json FROM manifest").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"ledger {path}: {_damaged(exc)}") from None
+    if broken is not None:
+        raise LedgerError(f"ledger {path}: {broken}")
     if len(rows) != 1:
         raise LedgerError(f"ledger {path}: holds {len(rows)} manifests; expected exactly one")
     return str(rows[0][0]), str(rows[0][1])

@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from verdictpack._errors import Defect
+from verdictpack.stimuli._pairs import root_id_problem
 
 __all__ = ["ORDER_DOMAIN", "order_key", "read_order_file", "registered_order"]
 
@@ -45,12 +46,14 @@ def registered_order(seed: int, root_ids: Iterable[str]) -> tuple[str, ...]:
 
 
 def read_order_file(
-    path: Path, display: str, known: Collection[str] | None = None
+    path: Path, display: str, known: Collection[str] | None = None, data: bytes | None = None
 ) -> tuple[tuple[str, ...], tuple[Defect, ...]]:
-    """A registered order file: UTF-8, one root id a line (blank lines ignored), no repeats;
-    with ``known`` (the stimulus ids), an id outside it is a defect at its line."""
+    """A registered order file: UTF-8, one root id a line (``\\n`` or ``\\r\\n``; blank lines
+    ignored), no repeats, no id with white space at either end or a control character; with
+    ``known`` (the stimulus ids), an id outside it is a defect at its line. ``data``, when
+    given, is the file's bytes as already read, parsed instead of reading ``path``."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = (path.read_bytes() if data is None else data).decode("utf-8-sig")
     except OSError as exc:
         return (), (Defect(display, "(file)", str(path), f"a readable file ({exc.strerror})"),)
     except UnicodeDecodeError as exc:
@@ -58,9 +61,13 @@ def read_order_file(
     ids: list[str] = []
     first: dict[str, int] = {}
     defects: list[Defect] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        rid = line.strip()
-        if not rid:
+    for n, line in enumerate(text.split("\n"), start=1):
+        rid = line.removesuffix("\r")
+        if not rid.strip():
+            continue
+        problem = root_id_problem(rid)
+        if problem is not None:
+            defects.append(Defect(display, f"line {n}", rid, problem))
             continue
         if rid in first:
             defects.append(

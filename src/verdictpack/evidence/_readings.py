@@ -4,7 +4,10 @@ One record a reading: the root read, the reader, and the category the reader rec
 (the property the construct manipulates, e.g. "treatment" / "null_partner", or more
 categories). A mapping names the columns (default: ``root_id``, ``reader_id``, ``category``).
 Each root must be read exactly twice, by two different readers; every record that breaks this,
-or that cannot be read, is a :class:`~verdictpack._errors.Defect` at ``line N``.
+or that cannot be read, is a :class:`~verdictpack._errors.Defect` at ``line N``: so is a CSV
+header naming a column twice, a root id with white space at either end or a control character
+(:func:`~verdictpack.stimuli._pairs.root_id_problem`), and a JSONL value nested deeper than 200
+levels or an integer of more than 100 digits (:mod:`verdictpack.config._data_json`).
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verdictpack._cells import csv_cell, csv_values
 from verdictpack._errors import Defect
+from verdictpack.config._data_json import DataJSONError, load_data_json
 from verdictpack.evidence._table import cap_defects
+from verdictpack.stimuli._pairs import root_id_problem
 
 __all__ = ["READING_COLUMNS", "Readings", "read_readings"]
 
@@ -42,7 +48,10 @@ class Readings:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(READING_COLUMNS)
-        w.writerows(zip(self.root, self.reader, self.category, strict=True))
+        # cells a spreadsheet would run as a formula get a leading ' (verdictpack._cells)
+        w.writerows(
+            map(csv_cell, row) for row in zip(self.root, self.reader, self.category, strict=True)
+        )
         return buf.getvalue().encode("utf-8")
 
 
@@ -56,9 +65,11 @@ def _text(v: Any) -> str | None:
     return None
 
 
-def _records(path: Path, name: str, defects: list[Defect]) -> list[tuple[int, dict[str, Any]]]:
+def _records(
+    path: Path, name: str, defects: list[Defect], data: bytes | None
+) -> list[tuple[int, dict[str, Any]]]:
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = (path.read_bytes() if data is None else data).decode("utf-8-sig")
     except OSError as exc:
         defects.append(Defect(name, "(file)", str(path), f"a readable file ({exc.strerror})"))
         return []
@@ -71,9 +82,12 @@ def _records(path: Path, name: str, defects: list[Defect]) -> list[tuple[int, di
             if not text_line.strip():
                 continue
             try:
-                value = json.loads(text_line)
+                value = load_data_json(text_line)
             except json.JSONDecodeError as exc:
                 defects.append(Defect(name, f"line {n}", text_line.strip(), f"JSON ({exc.msg})"))
+                continue
+            except DataJSONError as exc:
+                defects.append(Defect(name, f"line {n}", exc.received, exc.expected))
                 continue
             if not isinstance(value, dict):
                 defects.append(Defect(name, f"line {n}", value, "a JSON object"))
@@ -90,11 +104,16 @@ def _records(path: Path, name: str, defects: list[Defect]) -> list[tuple[int, di
                 continue
             if header is None:
                 header = row
+                repeated = sorted({c for c in row if row.count(c) > 1})
+                if repeated:
+                    defects.append(Defect(name, f"line {line}", repeated, "each column named once"))
+                    return []
                 continue
             if len(row) != len(header):
                 defects.append(Defect(name, f"line {line}", len(row), f"{len(header)} fields"))
                 continue
-            out.append((line, dict(zip(header, row, strict=True))))
+            # the spreadsheet rule of the CSVs verdictpack writes, undone exactly
+            out.append((line, dict(zip(header, csv_values(row), strict=True))))
     except csv.Error as exc:
         defects.append(Defect(name, f"line {reader.line_num}", str(exc), "well-formed CSV"))
     if header is None:
@@ -103,15 +122,19 @@ def _records(path: Path, name: str, defects: list[Defect]) -> list[tuple[int, di
 
 
 def read_readings(
-    path: Path, mapping: Mapping[str, str] | None = None, display: str | None = None
+    path: Path,
+    mapping: Mapping[str, str] | None = None,
+    display: str | None = None,
+    data: bytes | None = None,
 ) -> tuple[Readings, tuple[Defect, ...]]:
-    """Read a file of double readings (module docstring); ``(readings, defects)``."""
+    """Read a file of double readings (module docstring); ``(readings, defects)``. ``data``,
+    when given, is the file's bytes as already read, parsed instead of reading ``path``."""
     name = display if display is not None else path.name
     cols = {c: (mapping or {}).get(c, c) for c in READING_COLUMNS}
     defects: list[Defect] = []
     if path.suffix.lower() not in (".csv", ".jsonl"):
         return Readings((), (), (), ()), (Defect(name, "(file)", path.suffix, "a .csv or .jsonl"),)
-    records = _records(path, name, defects)
+    records = _records(path, name, defects, data)
     kept: list[tuple[int, str, str, str]] = []
     for line, rec in records:
         values = []
@@ -124,6 +147,12 @@ def read_readings(
                 break
             values.append(v)
         else:
+            problem = root_id_problem(values[0])
+            if problem is not None:
+                defects.append(
+                    Defect(name, f"line {line}", values[0], f"{problem} ({cols['root_id']})")
+                )
+                continue
             kept.append((line, values[0], values[1], values[2]))
     by_root: dict[str, list[tuple[int, str, str, str]]] = {}
     for item in kept:

@@ -38,8 +38,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from verdictpack._cells import csv_cell, csv_values
 from verdictpack._errors import Defect, InputError
 from verdictpack._memory import gc_paused
+from verdictpack.config._blocks import MAX_COST
+from verdictpack.config._data_json import DataJSONError, load_data_json
 
 __all__ = [
     "CANONICAL_COLUMNS",
@@ -525,14 +528,15 @@ class JudgmentTable:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(CANONICAL_COLUMNS)
-        roots = np.array((*self.roots, ""), dtype=object)[self.root_code].tolist()
-        raters = np.array((*self.raters, ""), dtype=object)[self.rater_code].tolist()
+        # text cells a spreadsheet would run as a formula get a leading ' (verdictpack._cells)
+        roots = np.array((*map(csv_cell, self.roots), ""), dtype=object)[self.root_code].tolist()
+        raters = np.array((*map(csv_cell, self.raters), ""), dtype=object)[self.rater_code].tolist()
         kinds = np.array(RATER_KINDS, dtype=object)[self.rater_kind].tolist()
         orders = np.array(ORDERS, dtype=object)[self.order].tolist()
         choices = np.array(CHOICES, dtype=object)[self.choice].tolist()
         cost = ["" if c != c else repr(c) for c in self.cost.tolist()]
-        raw = ["" if r is None else r for r in self.raw.tolist()]
-        ts = ["" if t is None else t for t in self.timestamp.tolist()]
+        raw = ["" if r is None else csv_cell(r) for r in self.raw.tolist()]
+        ts = ["" if t is None else csv_cell(t) for t in self.timestamp.tolist()]
         p_t = ["" if v != v else repr(v) for v in self.p_treatment.tolist()]
         rows = zip(
             roots,
@@ -589,11 +593,13 @@ class ImportResult(NamedTuple):
 
     :func:`read_table` builds the table directly; the record importers (Label Studio, Argilla,
     MTurk) build it from their records with :meth:`from_judgments`. ``.judgments`` gives the
-    records on demand (origins included).
+    records on demand (origins included). ``notes``: what was read but gave no judgment and is
+    no defect (e.g. Argilla records nobody answered), counted, for the reader to see.
     """
 
     table: JudgmentTable
     defects: tuple[Defect, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def judgments(self) -> tuple[Judgment, ...]:
@@ -601,9 +607,11 @@ class ImportResult(NamedTuple):
         return self.table.judgments()
 
     @classmethod
-    def from_judgments(cls, js: Iterable[Judgment], defects: Iterable[Defect]) -> ImportResult:
-        """The result of a record importer: its records as a table, and its defects."""
-        return cls(JudgmentTable.from_judgments(js), tuple(defects))
+    def from_judgments(
+        cls, js: Iterable[Judgment], defects: Iterable[Defect], notes: Iterable[str] = ()
+    ) -> ImportResult:
+        """The result of a record importer: its records as a table, its defects and notes."""
+        return cls(JudgmentTable.from_judgments(js), tuple(defects), tuple(notes))
 
 
 # --------------------------------------------------------------------- the table importer
@@ -657,12 +665,11 @@ def _check_arguments(
 
 
 def _read_csv(
-    path: Path, name: str, needed: Sequence[str], required: set[str]
+    text: str, name: str, needed: Sequence[str], required: set[str]
 ) -> tuple[dict[str, Sequence[str]], NDArray[np.int64], list[tuple[int, Defect]]]:
-    """Columns (source name -> values), each row's starting line, and file/row defects."""
+    """Columns (source name -> values), each row's starting line, and file/row defects; a
+    header naming any column twice is refused (which of the two would be read?)."""
     defects: list[tuple[int, Defect]] = []
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        text = fh.read()
     fast = _split_plain(text)
     mixed = _split_mixed(text) if fast is None else None
     if fast is not None or mixed is not None:
@@ -677,7 +684,7 @@ def _read_csv(
         width = len(header)
         columns: dict[str, Sequence[str]] = {}
         for j, col in enumerate(header):
-            if col in needed and col in columns:
+            if col in header[:j]:
                 defects.append(
                     (1, Defect(name, "line 1", col, "each column named once in the header"))
                 )
@@ -727,7 +734,7 @@ def _read_csv(
         lines = np.asarray(starts, np.int64)
     position: dict[str, int] = {}
     for j, col in enumerate(header):
-        if col in position and col in needed:
+        if col in position:
             defects.append((1, Defect(name, "line 1", col, "each column named once in the header")))
         position.setdefault(col, j)
     for col in needed:
@@ -882,21 +889,24 @@ def _json_text(v: Any) -> str:
 
 
 def _read_jsonl(
-    path: Path, name: str, needed: Sequence[str]
+    whole: str, name: str, needed: Sequence[str]
 ) -> tuple[dict[str, Sequence[str]], NDArray[np.int64], list[tuple[int, Defect]]]:
     defects: list[tuple[int, Defect]] = []
     records: list[dict[str, Any]] = []
     lines: list[int] = []
-    with path.open(encoding="utf-8-sig") as fh:
+    with io.StringIO(whole, newline=None) as fh:  # universal newlines, as a text file reads
         for ln, text in enumerate(fh, start=1):
             if not text.strip():
                 continue
             try:
-                rec = json.loads(text)
+                rec = load_data_json(text)
             except json.JSONDecodeError as exc:
                 defects.append(
                     (ln, Defect(name, f"line {ln}", text.strip(), f"a JSON object ({exc.msg})"))
                 )
+                continue
+            except DataJSONError as exc:
+                defects.append((ln, Defect(name, f"line {ln}", exc.received, exc.expected)))
                 continue
             if not isinstance(rec, dict):
                 defects.append((ln, Defect(name, f"line {ln}", rec, "a JSON object")))
@@ -916,8 +926,10 @@ def read_table(
     value_maps: Mapping[str, Mapping[str, str]] | None = None,
     treatment_side_column: str | None = None,
     display: str | None = None,
+    data: bytes | None = None,
 ) -> ImportResult:
-    """Read a CSV (``.csv``) or JSONL (``.jsonl``) file of judgments into a :class:`JudgmentTable`.
+    """Read a CSV (``.csv``) or JSONL (``.jsonl``) file of judgments into a :class:`JudgmentTable`
+    (``data``, when given: the file's bytes as already read, parsed instead of reading ``path``).
 
     Columns: canonical column ``c`` is read from source column ``mapping.get(c, c)``. Required:
     ``root_id, rater_id, rater_kind, choice`` and ``order`` (unless derived, below); optional
@@ -940,7 +952,7 @@ def read_table(
     text (``3`` -> ``"3"``), null as missing.
     """
     with gc_paused():
-        return _read_table(path, mapping, value_maps, treatment_side_column, display)
+        return _read_table(path, mapping, value_maps, treatment_side_column, display, data)
 
 
 def _read_table(
@@ -949,6 +961,7 @@ def _read_table(
     value_maps: Mapping[str, Mapping[str, str]] | None,
     treatment_side_column: str | None,
     display: str | None,
+    data: bytes | None,
 ) -> ImportResult:
     path = Path(path)
     name = display if display is not None else path.name
@@ -965,10 +978,11 @@ def _read_table(
         d = Defect(name, "(file)", path.suffix, "a .csv or .jsonl file")
         return ImportResult(JudgmentTable.empty(), (d,))
     try:
+        text = (path.read_bytes() if data is None else data).decode("utf-8-sig")
         if suffix == ".csv":
-            columns, lines, found = _read_csv(path, name, needed, required)
+            columns, lines, found = _read_csv(text, name, needed, required)
         else:
-            columns, lines, found = _read_jsonl(path, name, needed)
+            columns, lines, found = _read_jsonl(text, name, needed)
     except OSError as exc:
         d = Defect(name, "(file)", str(path), f"a readable file ({exc.strerror or exc})")
         return ImportResult(JudgmentTable.empty(), (d,))
@@ -982,6 +996,8 @@ def _read_table(
     if not columns and found:
         return ImportResult(JudgmentTable.empty(), _finish(found, name))
     ok = np.ones(n, bool)
+    if suffix == ".csv" and "'" in text:  # the spreadsheet rule of verdictpack's CSVs, undone
+        columns = {k: csv_values(v) for k, v in columns.items()}
 
     def column(c: str) -> Sequence[str] | None:
         values = columns.get(src[c])
@@ -1086,8 +1102,8 @@ def _read_table(
                 except ValueError:
                     unparsed[i] = True
         with np.errstate(invalid="ignore"):
-            bad = unparsed | (~empty & (~np.isfinite(cost) | (cost < 0)))
-        refuse(bad, "cost", "a finite number >= 0 (empty: missing)")
+            bad = unparsed | (~empty & (~np.isfinite(cost) | (cost < 0) | (cost > MAX_COST)))
+        refuse(bad, "cost", f"a number from 0 to {MAX_COST:.0e}, as config prices (empty: missing)")
     p_treat = np.full(n, np.nan)
     values_p = column("p_treatment")
     if values_p is not None:

@@ -76,7 +76,7 @@ from verdictpack.evidence._assemble import (
     check_study_table,
     root_values,
 )
-from verdictpack.evidence._files import file_sha256, read_judgment_file
+from verdictpack.evidence._files import read_inside, read_judgment_file
 from verdictpack.evidence._order import ORDER_DOMAIN, read_order_file, registered_order
 from verdictpack.evidence._readings import Readings, read_readings
 from verdictpack.evidence._table import RATER_KINDS, JudgmentTable
@@ -87,7 +87,7 @@ from verdictpack.simulate._continuation import RootsToGo, roots_to_go
 from verdictpack.simulate._fitted import fitted_panel_record
 from verdictpack.simulate._panels import build_panel
 from verdictpack.stimuli._gates import Gate
-from verdictpack.stimuli._pairs import read_pairs
+from verdictpack.stimuli._pairs import read_pairs, root_id_problem
 from verdictpack.stimuli._realtext import GateCounts, gate_counts, real_text_gates
 from verdictpack.stimuli._stimulus import Stimulus
 
@@ -133,38 +133,50 @@ class StudyData:
     order_file: tuple[str, ...] | None
     # the gates' counts, when load_study was given the gates (computed while it read on)
     gate_counts: GateCounts | None = None
+    # what the files held that gave no judgment and is no defect (e.g. unanswered records)
+    notes: tuple[str, ...] = ()
 
 
 class _Files:
-    """Resolves the config's data paths against its folder and collects every defect."""
+    """Reads the config's data files inside its folder, once each, and collects every defect."""
 
     def __init__(self, source: ConfigSource) -> None:
         self.source = source
         self.defects: list[Defect] = []
         self.files: list[DataFile] = []
+        self.notes: list[str] = []
 
-    def resolve(self, loc: tuple[str | int, ...], rel: str) -> Path | None:
+    def resolve(self, loc: tuple[str | int, ...], rel: str) -> tuple[Path, bytes] | None:
+        """The file's path and bytes (:func:`~verdictpack.evidence._files.read_inside`: a
+        regular file inside the config's folder), or None with a defect at the config field."""
         folder = self.source.folder
         if folder is None:
             self.defects.append(
                 Defect(self.source.display, json_path(loc), rel, "a config read from a file")
             )
             return None
-        path = folder / rel
-        if not path.is_file():
-            self.defects.append(
-                Defect(
-                    self.source.display,
-                    json_path(loc),
-                    rel,
-                    f"an existing file relative to the config's folder (no file {path})",
-                )
-            )
+        found = read_inside(folder, rel)
+        if isinstance(found, str):
+            self.defects.append(Defect(self.source.display, json_path(loc), rel, found))
             return None
-        return path
+        return found
 
-    def record(self, role: str, rel: str, fmt: str, path: Path, records: int) -> None:
-        self.files.append(DataFile(role, rel, fmt, file_sha256(path), path.stat().st_size, records))
+    def record(self, role: str, rel: str, fmt: str, data: bytes, records: int) -> None:
+        """The file's entry in provenance: the SHA-256 of the very bytes parsed."""
+        sha = hashlib.sha256(data).hexdigest()
+        self.files.append(DataFile(role, rel, fmt, sha, len(data), records))
+
+    def check_roots(self, name: str, table: JudgmentTable) -> None:
+        """A defect at the first row of each root id of ``table`` with white space at either
+        end or a control character (root_order.txt and the outputs hold one id a line)."""
+        for code, root in enumerate(table.roots):
+            problem = root_id_problem(root)
+            if problem is None:
+                continue
+            first = int(np.flatnonzero(table.root_code == code)[0])
+            origin = table.origin(first)
+            place = origin.where if origin is not None and origin.where else "(file)"
+            self.defects.append(Defect(name, place, root, f"{problem} (root_id)"))
 
 
 _FILE_KEYS = ("format", "path")
@@ -215,13 +227,14 @@ def _load_study(
     d = config.data
     stimuli: tuple[Stimulus, ...] = ()
     stim_loc = ("data", "stimuli", "path")
-    stim_path = files.resolve(stim_loc, d.stimuli.path)
+    stim_file = files.resolve(stim_loc, d.stimuli.path)
     stimuli_read = False
-    if stim_path is not None:
+    if stim_file is not None:
+        stim_path, stim_data = stim_file
         mapping = d.stimuli.mapping.model_dump()
         with refusals.at(("data", "stimuli", "mapping"), "the pair file reader"):
             try:
-                pairs = read_pairs(stim_path, mapping, display=d.stimuli.path)
+                pairs = read_pairs(stim_path, mapping, display=d.stimuli.path, data=stim_data)
             except InputError as exc:
                 if exc.parameter != "path":
                     raise
@@ -235,13 +248,14 @@ def _load_study(
             stimuli_read = not pairs.defects
             if stimuli_read and gates is not None:
                 started.append(in_background(functools.partial(gate_counts, stimuli, gates)))
-            files.record("stimuli", d.stimuli.path, stim_path.suffix[1:], stim_path, len(stimuli))
+            files.record("stimuli", d.stimuli.path, stim_path.suffix[1:], stim_data, len(stimuli))
     tables: list[JudgmentTable] = []
     for k, spec in enumerate(d.judgments):
         loc: tuple[str | int, ...] = ("data", "judgments", k)
-        path = files.resolve((*loc, "path"), spec.path)
-        if path is None:
+        judgment_file = files.resolve((*loc, "path"), spec.path)
+        if judgment_file is None:
             continue
+        path, raw = judgment_file
         options = {
             key: value
             for key, value in spec.model_dump().items()
@@ -250,18 +264,22 @@ def _load_study(
         params = {key: (*loc, key) for key in options}
         params.update({"mapping['order']": (*loc, "mapping"), "value_maps": (*loc, "value_maps")})
         with refusals.at(loc, f"the {spec.format} importer", params=params):
-            table, found = read_judgment_file(spec.format, path, spec.path, options)
+            table, found = read_judgment_file(
+                spec.format, path, spec.path, options, raw, files.notes
+            )
         files.defects.extend(found)
+        files.check_roots(spec.path, table)
         tables.append(table)
-        files.record("judgments", spec.path, spec.format, path, len(table))
+        files.record("judgments", spec.path, spec.format, raw, len(table))
     table = JudgmentTable.concat(tables)
     a = d.reader_audit
     readings = Readings((), (), (), ())
-    audit_path = files.resolve(("data", "reader_audit", "path"), a.path)
-    if audit_path is not None:
-        readings, found = read_readings(audit_path, a.mapping.model_dump(), a.path)
+    audit_file = files.resolve(("data", "reader_audit", "path"), a.path)
+    if audit_file is not None:
+        audit_path, audit_data = audit_file
+        readings, found = read_readings(audit_path, a.mapping.model_dump(), a.path, audit_data)
         files.defects.extend(found)
-        files.record("reader_audit", a.path, audit_path.suffix[1:], audit_path, len(readings))
+        files.record("reader_audit", a.path, audit_path.suffix[1:], audit_data, len(readings))
         if a.categories is not None:
             allowed = set(a.categories)
             for line, cat in zip(readings.lines, readings.category, strict=True):
@@ -271,12 +289,12 @@ def _load_study(
                     )
     order_file: tuple[str, ...] | None = None
     if d.root_order is not None:
-        order_path = files.resolve(("data", "root_order"), d.root_order)
-        if order_path is not None:
+        order_read = files.resolve(("data", "root_order"), d.root_order)
+        if order_read is not None:
             known = {s.id for s in stimuli} if stimuli_read else None
-            order_file, found = read_order_file(order_path, d.root_order, known)
+            order_file, found = read_order_file(order_read[0], d.root_order, known, order_read[1])
             files.defects.extend(found)
-            files.record("root_order", d.root_order, "text", order_path, len(order_file))
+            files.record("root_order", d.root_order, "text", order_read[1], len(order_file))
     if stimuli_read:
         judges = [j.name for j in config.panel.judges]
         files.defects.extend(
@@ -286,7 +304,9 @@ def _load_study(
         )
     if files.defects:
         raise ConfigError(_in_file_order(files.defects))
-    return StudyData(tuple(files.files), stimuli, table, readings, order_file)
+    return StudyData(
+        tuple(files.files), stimuli, table, readings, order_file, notes=tuple(files.notes)
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -501,6 +521,23 @@ class StudyPrepared:
     values: RootValues
     table: JudgmentTable
     policy: Policy
+    # the reader audit's decision: validate and the run check the readings by this one call
+    audit: AuditDecision | None = None
+
+
+def _reader_audit(config: StudyConfig, refusals: Refusals, readings: Readings) -> AuditDecision:
+    """Cohen's kappa of the double readings through the gate (stage 5); refused by name when
+    the readings cannot give one (none, or an empty file)."""
+    a = config.data.reader_audit
+    with refusals.at(
+        ("data", "reader_audit", "path"),
+        "the reader audit",
+        params={"categories": ("data", "reader_audit", "categories")},
+    ):
+        kappa = reader_audit_from_readings(
+            readings.root, readings.reader, readings.category, categories=a.categories
+        )
+        return AuditGate(a.kappa_min, a.kappa_bound_level).evaluate(kappa)
 
 
 def _gates(config: StudyConfig, refusals: Refusals) -> tuple[Any, dict[str, Any]]:
@@ -578,7 +615,8 @@ def prepare_study(
     keep = np.array([r in admitted_set for r in data.table.roots] + [False], bool)
     table = data.table.take(np.flatnonzero(keep[data.table.root_code]))
     table = table.sorted_by(order)
-    return StudyPrepared(data, counts, settings, order, values, table, policy)
+    audit = _reader_audit(config, refusals, data.readings)
+    return StudyPrepared(data, counts, settings, order, values, table, policy, audit)
 
 
 def _value_array(table: JudgmentTable, policy: Policy, kind: int) -> np.ndarray[Any, Any]:
@@ -920,19 +958,9 @@ def run_study(
     if tick is not None:
         tick(1, 3)
     values = prep.values
-    a = config.data.reader_audit
-    with refusals.at(
-        ("data", "reader_audit", "path"),
-        "the reader audit",
-        params={"categories": ("data", "reader_audit", "categories")},
-    ):
-        kappa = reader_audit_from_readings(
-            prep.data.readings.root,
-            prep.data.readings.reader,
-            prep.data.readings.category,
-            categories=a.categories,
-        )
-        audit = AuditGate(a.kappa_min, a.kappa_bound_level).evaluate(kappa)
+    audit = prep.audit
+    if audit is None:  # pragma: no cover - prepare_study always decides it
+        audit = _reader_audit(config, refusals, prep.data.readings)
     n = len(values.root_ids)
     widths: tuple[float, float] | None = None
     trace: TrackTrace | None = None

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from verdictpack.config._blocks import (
     MAX_COST,
@@ -90,7 +91,8 @@ class PromptSpec(StrictModel):
     user: str | None = Field(
         default=None,
         description="template with {first}, {second}, {label_first}, {label_second} and "
-        "optionally {source}; default: the built-in pairwise prompt",
+        "optionally {source}, {open} and {close} (a fence absent from the texts); default: the "
+        "built-in pairwise prompt",
     )
     labels: list[Text] = Field(
         default_factory=lambda: ["A", "B"],
@@ -185,6 +187,27 @@ class EndpointSpec(StrictModel):
         default_factory=RetriesSpec,
         description="retries of transient failures: attempts and backoff",
     )
+
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _no_credentials(cls, value: Any) -> Any:
+        # issue 22 row 16: user info in the URL would be stored in the ledger's manifest
+        if isinstance(value, str):
+            scheme, sep, rest = value.partition("://")
+            if not sep:
+                scheme, rest = "", value
+            authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+            if "@" in authority:
+                # the refusal shows the URL with its user info masked: never the credential
+                shown = f"{scheme}{sep}***@{rest.split('@', 1)[1] if '@' in rest else ''}"
+                raise PydanticCustomError(
+                    "url_credentials",
+                    "a URL without credentials (no 'user:password@' or 'user@' before the host: "
+                    "it would be stored with the study); put the key in an environment variable "
+                    "and name that variable in api_key_env",
+                    {"shown": shown},
+                )
+        return value
 
 
 class StudyJudgeSpec(StrictModel):

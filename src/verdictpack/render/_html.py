@@ -53,8 +53,15 @@ _EM = re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])")
 _CODE = re.compile(r"`([^`]+)`")
 
 
+_MD_UNESCAPE = re.compile(r"\\\||&(amp|lt);")
+_MD_LITERAL = {"\\|": "|", "&amp;": "&", "&lt;": "<"}
+
+
 def inline(text: str) -> str:
-    """One line of inline Markdown as HTML (escaped first)."""
+    """One line of inline Markdown as HTML (escaped first). The Markdown escapes of user
+    strings (:func:`verdictpack.render._markdown.md_text`: ``\\|``, ``&amp;``, ``&lt;``) are
+    read back as the characters they stand for, then everything is escaped."""
+    text = _MD_UNESCAPE.sub(lambda m: _MD_LITERAL[m.group(0)], text)
     out = html.escape(text, quote=False)
     out = _CODE.sub(r"<code>\1</code>", out)
     out = _BOLD.sub(r"<strong>\1</strong>", out)
@@ -66,7 +73,8 @@ def _cells(line: str) -> list[str]:
     body = line.strip()
     body = body[1:] if body.startswith("|") else body
     body = body[:-1] if body.endswith("|") else body
-    return [c.strip() for c in body.split(" | ")] if body.strip() else []
+    # an escaped pipe (``\\|``, a user string's) never separates cells
+    return [c.strip() for c in re.split(r"(?<!\\) \| ", body)] if body.strip() else []
 
 
 def _table(lines: list[str]) -> str:

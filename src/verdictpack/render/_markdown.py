@@ -7,6 +7,7 @@ probabilities and powers with 4 decimals, alphas with 5, effect sizes with 4, co
 ``results.json`` carries the same numbers unrounded.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "fmt_p",
     "fmt_x",
     "guarantees_table",
+    "md_text",
     "oc_table",
     "render_results_json",
     "route_label",
@@ -56,10 +58,29 @@ def render_results_json(result: Any) -> str:
     return dump_json(data)
 
 
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x85\v\f]")
+# "&" only where it would start one of the two entities used here, so the escape is one-to-one
+_MD_SPECIAL = re.compile(r"&(?=lt;|amp;)|<(?!br>)|\|")
+_MD_ESCAPED = {"&": "&amp;", "<": "&lt;", "|": "\\|"}
+
+
+def md_text(value: Any) -> str:
+    """``value`` as inert Markdown text: raw HTML neutralised (``<`` as ``&lt;``), ``|`` escaped
+    as ``\\|`` (no forged table cell), line breaks as spaces; ``&`` becomes ``&amp;`` only before
+    ``lt;`` or ``amp;``, so every escaped text reads back as exactly one original (the
+    self-audit's :func:`verdictpack.verify._report_map._md_literal`). The cells' own ``<br>``
+    (renderers join lines of a cell with it) is kept; a name holding ``<br>`` only breaks its
+    cell's line. Texts without ``<``, ``|`` or line breaks are unchanged."""
+    text = _LINE_BREAKS.sub(" ", str(value))
+    return _MD_SPECIAL.sub(lambda m: _MD_ESCAPED[m.group(0)], text)
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    head = "| " + " | ".join(headers) + " |"
+    """A pipe table; every header and cell passes through :func:`md_text` (user strings --
+    judge names, ids, currencies -- reach a cell inert)."""
+    head = "| " + " | ".join(map(md_text, headers)) + " |"
     rule = "|" + "|".join("---" for _ in headers) + "|"
-    body = ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    body = ["| " + " | ".join(map(md_text, row)) + " |" for row in rows]
     return "\n".join([head, rule, *body]) + "\n"
 
 

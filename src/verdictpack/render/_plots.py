@@ -79,6 +79,10 @@ _RC: dict[str, Any] = {
     "lines.linewidth": 1.4,
     "path.simplify": True,  # deterministic: drops points closer than the threshold to a line
     "path.simplify_threshold": 0.2,
+    # user strings (judge names, currencies, routes) are drawn as text, never as math: a name
+    # such as "gpt-4o ($2.50 in)" would otherwise be parsed as mathtext (issue 22 row 8)
+    "text.parse_math": False,
+    "text.usetex": False,
 }
 _METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 _ID = re.compile(r'\bid="([^"]+)"')

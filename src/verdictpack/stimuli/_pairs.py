@@ -21,14 +21,17 @@ then one defect counting the rest) as a :class:`~verdictpack._errors.Defect` who
 * a record that cannot be read (JSONL: not valid JSON or not an object; CSV: a field count that
   differs from the header's) or that lacks a mapped key (JSONL);
 * an id that is missing, empty, or not a string or integer (integers are read as their decimal
-  text); a duplicate id (every later record with it is refused, naming the first one's line,
-  even when the first record was refused for another defect);
+  text), or with white space at either end or a control character (:func:`root_id_problem`:
+  root_order.txt and the outputs hold one id a line); a duplicate id (every later record with
+  it is refused, naming the first one's line, even when the first record was refused for
+  another defect);
 * a treatment, null-partner or mapped source text that is missing, not a string, or empty (white
   space only).
 
-A file that cannot be read at all gives one defect with path ``(file)``. A record with any defect
-gives no stimulus; every other record gives one, in file order. The
-mapping itself is an API argument: a malformed mapping raises
+A JSON value nested deeper than 200 levels or an integer of more than 100 digits is refused at
+its line (:mod:`verdictpack.config._data_json`). A file that cannot be read at all gives one
+defect with path ``(file)``. A record with any defect gives no stimulus; every other record
+gives one, in file order. The mapping itself is an API argument: a malformed mapping raises
 :class:`~verdictpack._errors.InputError` naming ``mapping``.
 """
 
@@ -43,9 +46,10 @@ from typing import Any, NamedTuple
 
 from verdictpack._errors import MISSING, Defect, InputError
 from verdictpack._validate import nonempty_str
+from verdictpack.config._data_json import DataJSONError, load_data_json
 from verdictpack.stimuli._stimulus import Stimulus
 
-__all__ = ["MAX_DEFECTS", "PAIR_FIELDS", "PairsResult", "read_pairs"]
+__all__ = ["MAX_DEFECTS", "PAIR_FIELDS", "PairsResult", "read_pairs", "root_id_problem"]
 
 # the most defects reported one by one; the rest are counted in one closing defect
 MAX_DEFECTS = 50
@@ -144,9 +148,12 @@ def _records_jsonl(text: str, mapping: _Mapping, out: _Collector) -> _Records:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = load_data_json(line)
         except json.JSONDecodeError as exc:
             out.add(n, line.strip(), f"a JSON object ({exc.msg})")
+            continue
+        except DataJSONError as exc:
+            out.add(n, exc.received, exc.expected)
             continue
         if not isinstance(value, dict):
             out.add(n, value, "a JSON object")
@@ -209,9 +216,23 @@ def _records_csv(text: str, mapping: _Mapping, out: _Collector) -> _Records:
     return records, absent
 
 
-def _read_text(path: Path, out: _Collector) -> str | None:
+_ID_CONTROL = frozenset(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029))
+
+
+def root_id_problem(root_id: str) -> str | None:
+    """What is wrong with a root id as every file of a study must hold it, or None: white space
+    at either end, or a control character (a line break included) anywhere -- root_order.txt and
+    the outputs hold one id a line, and an id read back must be the id written."""
+    if root_id != root_id.strip():
+        return "an id without white space at its start or end"
+    if not _ID_CONTROL.isdisjoint(root_id):
+        return "an id without control characters (line breaks, tabs ...)"
+    return None
+
+
+def _read_text(path: Path, out: _Collector, given: bytes | None = None) -> str | None:
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if given is None else given
     except OSError as exc:
         # before any line: sorts first
         out.items.append(
@@ -227,11 +248,16 @@ def _read_text(path: Path, out: _Collector) -> str | None:
 
 
 def read_pairs(
-    path: Path | str, mapping: Mapping[str, Any], display: str | None = None
+    path: Path | str,
+    mapping: Mapping[str, Any],
+    display: str | None = None,
+    data: bytes | None = None,
 ) -> PairsResult:
     """Read a JSONL or CSV file of pairs into stimuli, collecting every defect (module docstring).
 
-    ``display`` is the file's name in defects (default: ``path`` as given). Returns
+    ``display`` is the file's name in defects (default: ``path`` as given); ``data``, when given,
+    is the file's bytes as already read (the caller hashes the same bytes), parsed instead of
+    reading ``path`` (which then only names the format). Returns
     ``PairsResult(stimuli, defects)``, a named 2-tuple; the stimuli are those of the records
     without defects, in file order.
     """
@@ -245,7 +271,7 @@ def read_pairs(
     suffix = path.suffix.lower()
     if suffix not in (".jsonl", ".csv"):
         raise InputError("path", "a file named *.jsonl or *.csv", str(path))
-    text = _read_text(path, out)
+    text = _read_text(path, out, data)
     if text is None:
         return PairsResult((), out.result())
     read = _records_jsonl if suffix == ".jsonl" else _records_csv
@@ -272,6 +298,9 @@ def read_pairs(
             pass
         elif not isinstance(raw_id, str) or not raw_id.strip():
             out.add(where, raw_id, f"a non-empty id in '{m.id}' (a string or an integer)")
+            ok = False
+        elif root_id_problem(raw_id) is not None:
+            out.add(where, raw_id, f"{root_id_problem(raw_id)} in '{m.id}'")
             ok = False
         elif raw_id in first_line:
             out.add(where, raw_id, f"a unique id (first used at line {first_line[raw_id]})")

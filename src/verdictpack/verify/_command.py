@@ -9,6 +9,10 @@ judges, battery), ``_kinds_engine``, ``_kinds_study``, ``_report_map`` (report.m
 ``_provenance_checks``; the mathematics in ``_rederive``; :class:`Finding` and
 :class:`AuditReport` in ``_findings``.
 
+A live study's folder (DIR holding ``.verdictpack-live.json``) is audited as the study of its
+``report/`` folder (which covers the committed prefix of the registered order) plus its ledger:
+the hash chain and the committed evidence re-derived (``_ledger_audit``).
+
 Per kind (results.json ``kind``):
 
 * every kind: the construct block (odds ratio as h, the smaller effect governs, the threshold rate,
@@ -79,6 +83,7 @@ from verdictpack.verify._kinds import _audit_construct, _audit_figures, _audit_s
 from verdictpack.verify._kinds_engine import _audit_engine
 from verdictpack.verify._kinds_oc import _audit_battery, _audit_judges, _audit_verdict
 from verdictpack.verify._kinds_study import _audit_study
+from verdictpack.verify._ledger_audit import audit_ledger, is_live_folder
 from verdictpack.verify._provenance_checks import _audit_provenance
 from verdictpack.verify._report_map import _audit_markdown, _number_pool
 from verdictpack.verify._report_summary import _audit_worlds
@@ -94,7 +99,10 @@ __all__ = ["AuditReport", "Finding", "audit_run", "audit_runs", "cli", "format_r
 def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditReport:
     """Audit one output folder; never raises for a defect in the folder (it becomes a failure).
     With ``config`` (the config file the folder was made from) its hashes are recomputed too."""
-    run = Path(run_dir)
+    folder = Path(run_dir)
+    # a live study's folder: its report in report/, its ledger beside it (_ledger_audit)
+    live = is_live_folder(folder)
+    run = folder / "report" if live else folder
     A = _Auditor()
     kind = "?"
     try:
@@ -117,6 +125,8 @@ def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditRep
             A.true("results.json $.kind", "a known kind", False, ", ".join(handlers), kind)
         else:
             handlers[kind]()
+        if live:
+            audit_ledger(A, folder, res)
         _audit_worlds(A, res, None if config is None else Path(config))
         datas: list[Any] = [res]
         for extra in ("verdict.json", "validity_report.json", "power_report.json"):
@@ -136,12 +146,14 @@ def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditRep
             "readable outputs",
             f"{type(exc).__name__}: {exc}",
         )
-    return AuditReport(str(run), kind, tuple(A.findings))
+    return AuditReport(str(folder), kind, tuple(A.findings))
 
 
 def _config_name(run_dir: Path) -> Any:
     """The config file name a folder's provenance records (None when unreadable)."""
     try:
+        if is_live_folder(run_dir):
+            run_dir = run_dir / "report"
         prov = _load_json(run_dir / "provenance.json")
     except (OSError, ValueError):
         return None

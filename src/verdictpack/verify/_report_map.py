@@ -55,6 +55,16 @@ def _matches(p: _Printed, v: float) -> bool:
     return abs(p.value - v) <= p.tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(v))
 
 
+_PIPE = re.compile(r"(?<!\\)\|")
+_MD_ESCAPE = re.compile(r"\\\||&(amp|lt);")
+_MD_LITERAL = {"\\|": "|", "&amp;": "&", "&lt;": "<"}
+
+
+def _md_literal(cell: str) -> str:
+    """A report.md cell as the text it stands for (the renderer's ``\\|`` and ``&...;``)."""
+    return _MD_ESCAPE.sub(lambda m: _MD_LITERAL[m.group(0)], cell)
+
+
 @dataclass(frozen=True)
 class _MdTable:
     headers: tuple[str, ...]
@@ -69,7 +79,11 @@ def _md_tables(text: str) -> list[_MdTable]:
     rule = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$")
 
     def cells(line: str) -> tuple[str, ...]:
-        return tuple(c.strip() for c in line.strip().strip("|").split("|"))
+        # split at unescaped pipes only; a cell's escapes (a user string's) read back as written
+        body = line.strip()
+        body = body[1:] if body.startswith("|") else body
+        body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+        return tuple(_md_literal(c.strip()) for c in _PIPE.split(body))
 
     i = 0
     while i < len(lines):

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from verdictpack._cells import csv_value
 from verdictpack.verify._findings import _Auditor
 
 _COLUMNS = ("root_id", "rater_id", "rater_kind", "order", "choice", "trial", "cost")
@@ -67,7 +68,9 @@ def _read_judgments(A: _Auditor, path: Path) -> list[_Row]:
         except (ValueError, TypeError) as exc:
             bad.append(f"line {n}: {exc}")
             continue
-        out.append(_Row(n, rec["root_id"], rec["rater_id"], kind, order, choice, trial, cost, p_t))
+        # ids as written by the spreadsheet rule (verdictpack._cells), undone exactly
+        root_id, rater_id = csv_value(rec["root_id"]), csv_value(rec["rater_id"])
+        out.append(_Row(n, root_id, rater_id, kind, order, choice, trial, cost, p_t))
     A.true(
         "judgments.csv",
         "every row a judgment (rater kind, order and choice known; trial an integer)",

@@ -64,12 +64,20 @@ client's timeout), ``drop`` (the connection closes without a response), ``malfor
 a JSON body cut in half). Independently every answer may wait uniform [0, ``max_delay``] seconds,
 plus the fixed ``latency``. ``api_key`` set: requests without ``Authorization: Bearer <key>`` get
 401 (``echo_key_in_errors`` puts the received header value in the error message, as careless
-servers do: what the client's redaction is tested against).
+servers do: what the client's redaction is tested against). ``echo_key`` (default None: off)
+echoes the request's ``Authorization`` value on every chat request, whatever the key:
+``"json"`` a 401 whose JSON ``error.message`` holds it; ``"text"`` a 401 text body holding it
+after ``ECHO_PAD`` blank lines (a key of 30+ characters straddles byte 1,000: a client that
+cuts the body there before redacting keeps most of it); ``"headers"`` a 401 text body that
+lists every request header as ``Name: value`` lines; ``"ok"`` the normal 200 answer with the
+value added as ``x_request_authorization`` (and in ``system_fingerprint``).
 
 Counters (``counts()``): ``requests`` (complete requests read), ``connections``, one per outcome
 (``ok``, ``rate_limited``, ``server_error``, ``stall``, ``drop``, ``malformed``,
-``unauthorized``, ``unknown_model``, ``bad_request``, ``not_found``), ``unmatched``, and the
-answers ``first``/``second``/``invalid`` and ``prefers_treatment``/``prefers_null``.
+``unauthorized``, ``unknown_model``, ``bad_request``, ``not_found``), ``unmatched``, the
+answers ``first``/``second``/``invalid`` and ``prefers_treatment``/``prefers_null``, and the bill:
+``billed`` (answers generated: ok, malformed, stalled or dropped after generating -- not 429s,
+5xx or refusals), ``billed_prompt_tokens`` and ``billed_completion_tokens`` (their ``usage``).
 
 The log of answers (``answers()``, only with ``config.log_answers``: off by default, so a long
 benchmark keeps no list): one entry per whole answer sent (200, not malformed), in the order sent:
@@ -106,6 +114,8 @@ CHAT_PATH = "/v1/chat/completions"
 FILLERS = ("The", "Answer", "Both", "I", "Neither", "Response", "It", "Option", "Based", "In")
 INVALID_ANSWER = "Both responses are equally good."
 CREATED = 1_700_000_000  # a fixed timestamp: answers are byte-reproducible
+ECHO_MODES = (None, "json", "text", "headers", "ok")
+ECHO_PAD = 938  # filler before a "text" echo: the key's 30th character is its byte 1,000
 
 
 @dataclass(frozen=True)
@@ -153,6 +163,7 @@ class ServerConfig:
     labels: tuple[str, str] = ("A", "B")
     api_key: str | None = None
     echo_key_in_errors: bool = False
+    echo_key: str | None = None  # None, "json", "text", "headers" or "ok" (module docstring)
     latency: float = 0.0
     lifetime: float = 600.0
     idle_timeout: float = 30.0
@@ -163,6 +174,8 @@ class ServerConfig:
         total = f.rate_limit + f.server_error + f.stall + f.drop + f.malformed
         if not 0 <= total <= 1:
             raise ValueError(f"fault probabilities must sum to at most 1; received {total}")
+        if self.echo_key not in ECHO_MODES:
+            raise ValueError(f"echo_key must be one of {ECHO_MODES}; received {self.echo_key!r}")
         if self.lifetime <= 0 or not math.isfinite(self.lifetime):
             raise ValueError(f"lifetime must be a finite number > 0; received {self.lifetime}")
 
@@ -390,6 +403,21 @@ class _Server:
         self, headers: dict[str, str], body: bytes
     ) -> tuple[int, bytes, tuple[tuple[str, str], ...]]:
         cfg = self.config
+        received = headers.get("authorization", "(none)")
+        if cfg.echo_key in ("json", "text", "headers"):
+            self.count("unauthorized")
+            if cfg.echo_key == "json":
+                message = f"Incorrect API key provided: {received}."
+                return (*_error(401, message, "invalid_request_error", "invalid_api_key"), ())
+            if cfg.echo_key == "text":
+                # blank lines (as an HTML error page has): a client that collapses whitespace
+                # shows the key near the start of what it prints
+                text = "Unauthorized. " + "\n" * ECHO_PAD + f" You sent: {received}\n"
+            else:
+                text = "Unauthorized; the request was:\n" + "".join(
+                    f"{name.title()}: {value}\r\n" for name, value in headers.items()
+                )
+            return 401, text.encode("utf-8"), ()
         if cfg.api_key is not None and headers.get("authorization") != f"Bearer {cfg.api_key}":
             self.count("unauthorized")
             received = headers.get("authorization", "(none)")
@@ -448,6 +476,8 @@ class _Server:
             self.count(fault)
             status = 500 if self._draw(b"which-error", body) < 0.5 else 503
             return (*_error(status, "The server had an error", "server_error"), ())
+        if fault in (None, "stall", "drop", "malformed"):
+            self._bill(request)  # generated, so billed: answered, cut off, or never delivered
         if fault == "stall":
             self.count(fault)
             await asyncio.sleep(faults.stall_seconds)
@@ -460,10 +490,23 @@ class _Server:
             self.count(fault)
             return 200, payload[: len(payload) // 2], ()
         self.count("ok")
+        if cfg.echo_key == "ok":
+            echoed = json.loads(payload)
+            echoed["x_request_authorization"] = received
+            echoed["system_fingerprint"] = received.rpartition(" ")[2]
+            payload = _json_bytes(echoed)
         if cfg.log_answers:
             with self._lock:
                 self._answers.append(logged)
         return 200, payload, ()
+
+    def _bill(self, request: dict[str, Any]) -> None:
+        """Count a generated answer on the bill, at the tokens its ``usage`` reports."""
+        text = "\n".join(_content_text(m) for m in request["messages"] if isinstance(m, dict))
+        with self._lock:
+            self._counts["billed"] += 1
+            self._counts["billed_prompt_tokens"] += max(1, len(text) // 4)
+            self._counts["billed_completion_tokens"] += 1
 
     def _fault(self, body: bytes) -> str | None:
         f = self.config.faults

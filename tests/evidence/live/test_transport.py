@@ -127,6 +127,27 @@ def test_redact_blanks_every_credential_form() -> None:
     assert redact("nothing", None) == "nothing"
 
 
+def test_redact_blanks_any_8_character_run_of_the_key_and_echoed_headers() -> None:
+    # issue 22 row 2: the old redaction looked for the whole key only
+    req = HttpRequest(
+        "POST", "http://127.0.0.1:1/v1", (("Authorization", f"Bearer {KEY}"),), b"", 1.0
+    )
+    runs = [KEY[i : i + 8] for i in range(len(KEY) - 7)]
+    for text in (
+        f"key {KEY[:20]}... was cut",  # a body cut mid-key
+        f"tail {KEY[-9:]} and middle {KEY[5:14]}",
+        f'{{"authorization": "Bearer {KEY[2:]}"}}',
+    ):
+        out = redact(text, req)
+        assert not [r for r in runs if r in out], out
+    # credentials echoed whatever the request held: header lines and bearer tokens
+    other = "Authorization: Bearer tok-unknown-123\r\nX-Api-Key: other-secret-456\r\nHost: h"
+    out = redact(other, None)
+    assert "tok-unknown-123" not in out and "other-secret-456" not in out and "Host: h" in out
+    # ordinary text is untouched (7 characters of the key are not a run)
+    assert redact(f"max tokens; basic plan; {KEY[:7]}", req) == f"max tokens; basic plan; {KEY[:7]}"
+
+
 def test_safe_url_drops_query_and_user_info() -> None:
     assert safe_url(f"https://user:{KEY}@api.test:8443/v1/x?key={KEY}#f") == (
         "https://api.test:8443/v1/x"

@@ -10,7 +10,11 @@ One record::
      "suggestions": {"preference": {"value": "B", "score": 0.9, "agent": "gpt-judge"}}}
 
 Responses become human judgments, rater id the ``user_id``; a response whose status is
-``discarded`` or ``draft`` becomes ``invalid`` (counted, never dropped). Suggestions
+``discarded`` or ``draft`` becomes ``invalid`` (counted, never dropped). A record with no
+response to the question (no ``responses``, or none for this question: nobody answered it yet)
+gives no judgment and is counted in the result's notes; a ``question`` that no record's
+responses (or suggestions) name is refused, listing the questions the export holds, and so is an
+export whose records give no judgment at all. Suggestions
 (model-produced) become model judgments with ``agent`` as rater id when
 ``include_suggestions`` is set. Places are JSON paths (``$[3].responses.preference[0].value``)
 for a JSON list and ``line N`` for JSONL.
@@ -51,22 +55,34 @@ def read_argilla(
     side_map: Mapping[str, str] | None = None,
     include_suggestions: bool = False,
     display: str | None = None,
+    data: bytes | None = None,
 ) -> ImportResult:
     """Read an Argilla 2.x export into canonical judgments.
 
     ``root_key`` and ``treatment_side_key`` are dotted keys of the record: ``"id"``,
     ``"metadata.pair_id"``, ``"fields.side"``. ``value_map`` maps the question's answer values
     (label strings, ratings) to left/right/tie/invalid, ``left`` being the side shown first.
+    ``data``, when given, is the file's bytes as already read, parsed instead of ``path``.
     """
     path = Path(path)
     sides = check_sides(treatment_side_key, treatment_side, side_map, "key")
     values = check_value_map("value_map", value_map, required=True)
     defects = Defects(display_name(path, display))
     judgments: list[Judgment] = []
-    for base, record in load_json_records(path, defects):
+    questions: set[str] = set()  # every question name a record's responses or suggestions hold
+    records = unanswered = 0
+    for base, record in load_json_records(path, defects, data):
         if not isinstance(record, Mapping):
             defects.add(base, type(record).__name__, "a record object")
             continue
+        records += 1
+        for key in ("responses", "suggestions"):
+            named = record.get(key)
+            if isinstance(named, Mapping):
+                questions.update(str(q) for q in named)
+        answered = record.get("responses")
+        if not isinstance(answered, Mapping) or not answered.get(question):
+            unanswered += 1
         placed = root_and_side(
             record, base, "", root_key, treatment_side_key, treatment_side, sides, defects
         )
@@ -77,7 +93,22 @@ def read_argilla(
         judgments.extend(_responses(record, base, question, context))
         if include_suggestions:
             judgments.extend(_suggestions(record, base, question, context))
-    return ImportResult.from_judgments(judgments, defects.result())
+    notes: list[str] = []
+    if records and question not in questions:
+        names = ", ".join(sorted(questions)) if questions else "none: no record has responses"
+        defects.add("$", question, f"a question of the export (questions it holds: {names})")
+    elif records and unanswered == records:
+        defects.add(
+            "$",
+            f"{records} records, none with a response to {question!r}",
+            "at least one record answered (every human judgment would be lost)",
+        )
+    elif unanswered:
+        notes.append(
+            f"{unanswered} of {records} records have no response to {question!r} and give no "
+            "judgment"
+        )
+    return ImportResult.from_judgments(judgments, defects.result(), notes)
 
 
 class _Context:

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, overload
 
 from verdictpack._errors import Defect, InputError
+from verdictpack.config._data_json import DataJSONError, load_data_json
 from verdictpack.evidence._table import MAX_DEFECTS, cap_defects
+from verdictpack.stimuli._pairs import root_id_problem
 
 __all__ = [
     "MAX_DEFECTS",
@@ -146,36 +148,47 @@ class _Padded(Sequence[Defect]):
         return self._kept[index] if index < len(self._kept) else self._kept[-1]
 
 
-def load_json_records(path: Path, defects: Defects) -> Iterator[tuple[str, Any]]:
+def load_json_records(
+    path: Path, defects: Defects, data: bytes | None = None
+) -> Iterator[tuple[str, Any]]:
     """Records of a JSON list (places ``$[i]``) or of JSONL (places ``line N``), in file order.
 
     A file that cannot be read or parsed, or a JSONL line that is not JSON, adds its defect when
-    reached, so the defects of a file stay in file order.
+    reached, so the defects of a file stay in file order; so does a value nested too deeply or
+    an overlong integer (:mod:`verdictpack.config._data_json`). ``data``, when given, is the
+    file's bytes as already read, parsed instead of reading ``path``.
     """
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        raw = path.read_bytes() if data is None else data
+        text = raw.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         defects.add("(file)", str(exc), "a readable UTF-8 JSON or JSONL file")
         return
     if text.lstrip().startswith("["):
         try:
-            data = json.loads(text)
+            whole = load_data_json(text)
         except json.JSONDecodeError as exc:
             defects.add(f"line {exc.lineno}", exc.msg, "valid JSON")
             return
-        if not isinstance(data, list):
-            defects.add("$", type(data).__name__, "a JSON list of records")
+        except DataJSONError as exc:
+            defects.add("$", exc.received, exc.expected)
             return
-        for i, item in enumerate(data):
+        if not isinstance(whole, list):
+            defects.add("$", type(whole).__name__, "a JSON list of records")
+            return
+        for i, item in enumerate(whole):
             yield f"$[{i}]", item
         return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = load_data_json(line)
         except json.JSONDecodeError as exc:
             defects.add(f"line {number}", line[:60], f"one JSON record per line ({exc.msg})")
+            continue
+        except DataJSONError as exc:
+            defects.add(f"line {number}", exc.received, exc.expected)
             continue
         yield f"line {number}", record
 
@@ -215,6 +228,10 @@ def root_and_side(
             root if found else "(missing)",
             "a root id (string or integer)",
         )
+        return None
+    problem = root_id_problem(str(root))
+    if problem is not None:
+        defects.add(at(base, f"{prefix}.{root_key}"), root, problem)
         return None
     side = treatment_side
     if side is None:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from verdictpack._errors import InputError
+from verdictpack._errors import Defect, InputError
 from verdictpack.evidence._table import RATER_KINDS, ImportResult, Judgment, Origin
 from verdictpack.evidence.importers._common import (
     Defects,
@@ -67,6 +67,7 @@ def read_labelstudio(
     value_map: Mapping[Any, str] | None = None,
     rater_kind: str = "human",
     display: str | None = None,
+    data: bytes | None = None,
 ) -> ImportResult:
     """Read a Label Studio JSON export into canonical judgments.
 
@@ -74,7 +75,10 @@ def read_labelstudio(
     ``treatment_side`` ("left"/"right") instead when the treatment is always on one side.
     ``side_map`` maps the side field's values to left/right (default: the values themselves).
     ``control`` is the ``from_name`` of the pairwise or choices control; ``value_map`` maps its
-    values (choices labels; for pairwise, optional) to left/right/tie/invalid.
+    values (choices labels; for pairwise, optional) to left/right/tie/invalid. A ``control``
+    that no annotation's results name is refused once, listing the controls the export holds
+    (and each annotation without it, at its place). ``data``, when given, is the file's bytes as
+    already read, parsed instead of reading ``path``.
     """
     path = Path(path)
     if rater_kind not in RATER_KINDS:
@@ -83,7 +87,8 @@ def read_labelstudio(
     values = check_value_map("value_map", value_map, required=False)
     defects = Defects(display_name(path, display))
     judgments: list[Judgment] = []
-    for base, task in load_json_records(path, defects):
+    controls: set[str] = set()  # every from_name of every annotation's results
+    for base, task in load_json_records(path, defects, data):
         if not isinstance(task, Mapping):
             defects.add(base, type(task).__name__, "a task object")
             continue
@@ -103,12 +108,24 @@ def read_labelstudio(
             continue
         for j, annotation in enumerate(annotations):
             place = at(base, f".annotations[{j}]")
+            result = annotation.get("result") if isinstance(annotation, Mapping) else None
+            if isinstance(result, list):
+                controls.update(
+                    str(r["from_name"])
+                    for r in result
+                    if isinstance(r, Mapping) and "from_name" in r
+                )
             judgment = _annotation(
                 annotation, place, str(root), side, control, values, rater_kind, defects
             )
             if judgment is not None:
                 judgments.append(Judgment(**{**judgment, "origin": Origin(defects.file, place)}))
-    return ImportResult.from_judgments(judgments, defects.result())
+    found = defects.result()
+    if controls and control not in controls:  # named first: each annotation's defect follows
+        names = ", ".join(sorted(controls))
+        expected = f"a control of the export (controls it holds: {names})"
+        found = (Defect(defects.file, "$", control, expected), *found)
+    return ImportResult.from_judgments(judgments, found)
 
 
 def _annotation(

@@ -6,12 +6,14 @@ Columns read: ``HITId``, ``AssignmentId``, ``WorkerId``, ``AssignmentStatus`` (`
 (optionally) the treatment's side, and one ``Answer.<field>`` column. Other columns are ignored.
 Every row is one human judgment: rater id the ``WorkerId``, timestamp the ``SubmitTime`` text,
 raw the Answer value. A ``Rejected`` assignment becomes ``invalid`` (counted, never dropped).
-Defects are placed at the row's first physical line (``line N``; the header is line 1).
+Defects are placed at the row's first physical line (``line N``; the header is line 1). A header
+naming a column twice is refused (which of the two would be read?).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,8 +48,10 @@ def read_mturk(
     treatment_side: str | None = None,
     side_map: Mapping[str, str] | None = None,
     display: str | None = None,
+    data: bytes | None = None,
 ) -> ImportResult:
-    """Read an MTurk batch results CSV into canonical human judgments.
+    """Read an MTurk batch results CSV into canonical human judgments (``data``, when given:
+    the file's bytes as already read, parsed instead of reading ``path``).
 
     Column names may be given with or without their ``Input.`` / ``Answer.`` prefix.
     ``value_map`` maps Answer values to left/right/tie/invalid (``left`` = shown first);
@@ -62,11 +66,16 @@ def read_mturk(
     defects = Defects(display_name(path, display))
     judgments: list[Judgment] = []
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
+        raw = path.read_bytes() if data is None else data
+        with io.StringIO(raw.decode("utf-8-sig"), newline="") as handle:
             reader = csv.reader(handle)
             header = next(reader, None)
             if header is None:
                 defects.add("line 1", "(empty file)", "a header row")
+                return ImportResult.from_judgments((), defects.result())
+            repeated = sorted({name for name in header if header.count(name) > 1})
+            if repeated:
+                defects.add("line 1", repeated, "a header naming each column once")
                 return ImportResult.from_judgments((), defects.result())
             wanted = [*_REQUIRED, root_col, answer_col, *([side_col] if side_col else [])]
             missing = [name for name in wanted if name not in header]

@@ -9,10 +9,12 @@ to 0 (a local server). The cost of an answered call is
          + completion_tokens * per_million_output / 1e6
          + per_call
 
-with the token counts the server reported (``usage``; 0 when it reported none, so a server that
-omits usage costs only its per-call fee). Before a call is sent, the budget check uses
+with the token counts the server reported (``usage``). Before a call is sent, the budget check uses
 :func:`max_call_cost`: the same formula at the prompt-token estimate and ``max_tokens``, the most
-the completion can be, so a call is sent only if even its worst case fits.
+the completion can be, so a call is sent only if even its worst case fits. A call whose tokens are
+unknown -- a 200 without ``usage``, a body cut off before it, no response at all (a timeout, a
+dropped connection, a kill) -- costs that worst case: tokens may have been generated, so the flat
+per-call fee alone is never taken for its cost (the live runner's accounting, and the ledger's).
 """
 
 from __future__ import annotations

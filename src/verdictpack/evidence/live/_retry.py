@@ -185,13 +185,16 @@ def reason_of(response: HttpResponse, request: HttpRequest | None = None) -> str
                     text = data[key]
                     break
     if not text.strip() and data is None and response.body:
-        text = response.body[:1000].decode("utf-8", errors="replace")
-    if not text.strip():
+        # the whole body (the transport caps its size): redacted before it is cut, since a cut
+        # can split a key that the redaction would otherwise have found whole
+        text = response.body.decode("utf-8", errors="replace")
+    # redact first, then clip: never the other way round
+    text = " ".join(redact(text, request).split())
+    if not text:
         try:
             text = HTTPStatus(response.status).phrase
         except ValueError:
             text = "no reason given"
-    text = " ".join(redact(text, request).split())
     return text if len(text) <= 300 else text[:297] + "..."
 
 

@@ -26,10 +26,20 @@ a crash loses at most the groups not yet durable (their requests are asked again
 as every unanswered request is), and what landed as a run ends -- at the verdict, on Ctrl-C --
 is still recorded. A write the ledger refuses stops the run (failed, with the ledger's reason).
 
-The budget: before each dispatch, the model spend so far (answers recorded) plus the worst-case
-cost of every call in flight plus the worst case of the next call must fit within the cap;
-otherwise nothing more is dispatched and the study stops INCONCLUSIVE at the budget once the
-calls in flight have landed (their answers are kept: paid evidence is never thrown away).
+Money. Every call that may be billed -- each attempt, retries and re-asks of a malformed body
+included -- is a ``sent`` record (attempt number, worst-case cost) in a group whose commit (FULL)
+ends before the call leaves; it is then settled: by its answer (its ``usage``, else its worst
+case), as failed (a 200 cut off or malformed: its ``usage`` if the text shows one, else its worst
+case; no response -- timeout, dropped connection -- its worst case; an error status 0), or
+cancelled at its worst case (in flight when the run stops; or found unsettled when a killed run is
+resumed: "killed in flight", then asked again). The ledger's spend counts an unsettled call at its
+worst case, so it is never below what the provider can have billed at the configured prices.
+
+The budget, a hard cap in those terms: before each call leaves (a retry included), the ledger's
+spend, plus the worst case of the calls whose sent record is not yet in it, plus this call's worst
+case must fit within the cap; otherwise nothing more is sent and the study stops INCONCLUSIVE at
+the budget once the calls in flight have landed (their answers are kept: paid evidence is never
+thrown away).
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ import gc
 import hashlib
 import math
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,10 +72,13 @@ from verdictpack.evidence.live._prompts import PromptTemplate, render_messages
 from verdictpack.evidence.live._retry import RetryPolicy, send_with_retries
 from verdictpack.evidence.live._transport import (
     HttpRequest,
+    HttpResponse,
     HttpStatusError,
     LiveError,
     RetriesExhausted,
     Transport,
+    TransportError,
+    redact,
 )
 from verdictpack.stimuli._stimulus import Stimulus
 
@@ -129,6 +143,47 @@ class _Landed:
     cell: Cell
     fields: Mapping[str, Any]
     answer: Answer
+
+
+class _OverBudget(Exception):
+    """A call (a retry included) whose worst case no longer fits within the budget."""
+
+
+class _Metered:
+    """The transport as one cell's calls see it: ``send`` is the cell's metered send."""
+
+    def __init__(self, send: Callable[[HttpRequest], Awaitable[HttpResponse]]) -> None:
+        self._send = send
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        return await self._send(request)
+
+    async def aclose(self) -> None:
+        return None
+
+
+_USAGE = re.compile(rb'"(prompt_tokens|completion_tokens)"\s*:\s*(\d{1,12})\b')
+
+
+def _cost_of(price: Price, data: Any, raw: bytes, worst: float) -> float:
+    """What a 200 costs: its reported usage at ``price``, else the call's worst case."""
+    usage = _reported_usage(data, raw)
+    return worst if usage is None else call_cost(price, *usage)
+
+
+def _reported_usage(data: Any, raw: bytes) -> tuple[int, int] | None:
+    """The token counts a 200's body reported: its ``usage`` (both counts), else -- a body cut
+    off or malformed -- both counts found in its text, else None (the cost is unknown)."""
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if isinstance(usage, dict):
+        p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (p, c)):
+            return usage_of(data)
+    if data is None:
+        found = {m.group(1): int(m.group(2)) for m in _USAGE.finditer(raw)}
+        if len(found) == 2:
+            return found[b"prompt_tokens"], found[b"completion_tokens"]
+    return None
 
 
 @dataclass
@@ -338,13 +393,20 @@ async def run_live(
         if a is not None:
             results[c.key] = Answer(*a)
             outcome.cached += 1
-    spend = [spent_before + sum(a.cost for a in results.values())]
+    # the calls an earlier run sent and never settled (it was killed): counted as spent at their
+    # worst case, recorded below as cancelled "killed in flight"; they are asked again
+    killed = ledger.open_sent()
+    # worst cases of the calls whose sent record waits for its group (not yet in the ledger)
+    queued = [0.0]
     in_flight: dict[str, float] = {}
     done = asyncio.Event()
     wake = asyncio.Event()  # set whenever the main loop has something to look at
     # the ledger writes waiting for the next group, in the order they happened: (the record
-    # call, its arguments, the answer it records or None)
-    writes: list[tuple[Callable[..., None], tuple[Any, ...], _Landed | None]] = []
+    # call, its arguments, the answer it records, or the gate a sent call waits behind, or None)
+    writes: list[
+        tuple[Callable[..., None], tuple[Any, ...], _Landed | asyncio.Future[None] | None]
+    ] = []
+    gates: list[asyncio.Future[None]] = []  # sent records staged: released once durable
     stop_dispatch = [False]
     failure: list[BaseException] = []
     limits = {
@@ -359,19 +421,44 @@ async def run_live(
             queues[j.endpoint + "\x00" + j.model].put_nowait(c)
     rng = random.Random(seed)
 
+    def fits(estimate: float) -> bool:
+        """The hard cap: everything the ledger counts (answers, failures and cancellations at
+        their cost, sent calls unsettled at their worst case), the sent calls not yet in it,
+        and this call's worst case, within the budget."""
+        if budget is None:
+            return True
+        return spent_before + ledger.spend().total + queued[0] + estimate <= budget
+
     async def ask(c: Cell) -> None:
         judge = by_name[c.judge]
         estimate = max_call_cost(
             judge.price, _prompt_tokens(c.body.get("messages", [])), judge.sampling.max_tokens
         )
-        if budget is not None and spend[0] + sum(in_flight.values()) + estimate > budget:
-            stop_dispatch[0] = True
-            if outcome.stop != "verdict":
-                outcome.stop = "budget"
-            return
+        if not fits(estimate):
+            raise _OverBudget
         in_flight[c.key] = estimate  # until its answer is recorded (or the call fails)
         key = c.key
         handed = False
+
+        async def metered(request: HttpRequest) -> HttpResponse:
+            """One call: within the budget, in the ledger (durable) before it leaves, settled
+            as failed when no response came (worst case) or an error status did (0)."""
+            if not fits(estimate):
+                raise _OverBudget
+            gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            queued[0] += estimate
+            attempt = ledger.sent_count(key) + 1
+            writes.append((ledger.record_sent, (key, attempt, estimate), gate))
+            wake.set()
+            await gate  # the group holding the sent record is committed (FULL)
+            try:
+                response = await transport.send(request)
+            except TransportError as exc:
+                writes.append((ledger.record_failed, (key, estimate, f"{exc.kind}"), None))
+                raise
+            if not 200 <= response.status < 300:
+                writes.append((ledger.record_failed, (key, 0.0, f"{response.status}"), None))
+            return response
 
         def note(attempt: int, what: int | LiveError, delay: float | None) -> None:
             after = "no further try" if delay is None else f"next try in {delay:.3f} s"
@@ -390,9 +477,9 @@ async def run_live(
             url, headers = wire[c.judge]
             request = HttpRequest("POST", url, headers, text.encode("utf-8"), judge.timeout)
             data: Any = None
-            for _ in range(_MALFORMED_TRIES):
+            for tries in range(1, _MALFORMED_TRIES + 1):
                 response, _attempts = await send_with_retries(
-                    transport,
+                    _Metered(metered),
                     request,
                     retry or judge.retry,
                     judge=judge.name,
@@ -411,18 +498,24 @@ async def run_live(
                         None,
                     )
                 )
+                if tries < _MALFORMED_TRIES:  # billed all the same: its usage, else worst case
+                    spent = _cost_of(judge.price, None, response.body, estimate)
+                    writes.append((ledger.record_failed, (key, spent, "malformed body"), None))
+            # a 200 costs its usage; without one (a body cut off or silent) its worst case
+            usage = _reported_usage(data, response.body)
+            cost = _cost_of(judge.price, data, response.body, estimate)
             if data is None:  # paid for, unreadable: an invalid judgment, never a lost one
                 data = {}
             extraction = extract_choice(data, judge.prompt.labels)
             choice, p_t = canonical_choice(extraction, c.order)
-            prompt_tokens, completion_tokens = usage_of(data)
-            cost = call_cost(judge.price, prompt_tokens, completion_tokens)
+            prompt_tokens, completion_tokens = usage or (0, 0)
             fields = {
-                "raw": response.body.decode("utf-8", errors="replace"),
+                # a server's text, kept: credentials it echoed are blanked (never stored)
+                "raw": redact(response.body.decode("utf-8", errors="replace"), request),
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "cost": cost,
-                "model_id": model_id_of(data),
+                "model_id": _redacted_id(model_id_of(data), request),
                 "latency": response.elapsed,
                 "choice": choice,
                 "path": extraction.path,
@@ -448,7 +541,13 @@ async def run_live(
                     return
                 try:
                     await ask(c)
-                except (HttpStatusError, RetriesExhausted, LiveError) as exc:
+                except _OverBudget:  # nothing more is sent; the calls in flight land
+                    stop_dispatch[0] = True
+                    if outcome.stop != "verdict":
+                        outcome.stop = "budget"
+                    wake.set()
+                    return
+                except (HttpStatusError, RetriesExhausted, VerdictpackError) as exc:
                     failure.append(exc)
                     stop_dispatch[0] = True
                     wake.set()
@@ -489,17 +588,23 @@ async def run_live(
                 except VerdictpackError as exc:
                     failure.append(exc)
                     stop_dispatch[0] = True
-                    if item is not None:
+                    if isinstance(item, _Landed):
                         in_flight.pop(item.cell.key, None)
+                    elif isinstance(item, asyncio.Future):  # never sent: the call fails
+                        queued[0] -= args[2]
+                        if not item.done():
+                            item.set_exception(exc)
                     elif record is _record_request:  # never held: nothing to cancel later
                         in_flight.pop(args[1], None)
                     done_writes += 1
                     continue
                 done_writes += 1
-                if item is not None:
+                if isinstance(item, _Landed):
                     results[item.cell.key] = item.answer
-                    spend[0] += item.answer.cost
                     in_flight.pop(item.cell.key, None)
+                elif isinstance(item, asyncio.Future):  # in the ledger now; leaves once durable
+                    queued[0] -= args[2]
+                    gates.append(item)
         finally:  # an interruption leaves the writes not yet made waiting, not lost
             del writes[:done_writes]
         if commit:
@@ -522,6 +627,10 @@ async def run_live(
         # shielded: a cancelled run still waits for this commit (in the finally below)
         await asyncio.shield(asyncio.wrap_future(syncing[-1]))
         syncing.clear()
+        for gate in gates:  # their sent records are durable: the calls may leave
+            if not gate.done():
+                gate.set_result(None)
+        gates.clear()
 
     workers: list[asyncio.Task[None]] = []
     for endpoint, lim in limits.items():
@@ -539,6 +648,8 @@ async def run_live(
         gc.freeze()
     try:
         with ledger.batch():
+            for key, worst in killed.items():
+                ledger.record_cancelled(key, worst, "killed in flight")
             commit_ready()  # the roots a resumed study already holds every answer of
         while next_root[0] < n and not tracks.stopped:
             if any(item is not None for _, _, item in writes):
@@ -561,21 +672,24 @@ async def run_live(
         stop_dispatch[0] = True
         for w in workers:
             w.cancel()
-        pending = dict(in_flight)
         await asyncio.gather(*workers, return_exceptions=True)
         for fut in syncing:  # a commit still running in the thread: the ledger is its until done
             concurrent.futures.wait([fut])
             synced = fut.exception() is None
         syncer.shutdown(wait=True)
         if synced:
+            # a sent record still waiting for its group: its call never left
+            writes[:] = [w for w in writes if not isinstance(w[2], asyncio.Future)]
             if writes:  # what landed as the run ended (answers are paid for): recorded, no commit
                 with ledger.batch():
                     stage(commit=False)
-            for key, estimate in pending.items():
-                if key not in results:
-                    ledger.record_cancelled(key, estimate, outcome.stop)
+            # every call sent and not settled (in flight, or landed unrecorded) may be billed:
+            # cancelled at its worst case
+            with ledger.batch():
+                for key, worst in ledger.open_sent().items():
+                    ledger.record_cancelled(key, worst, outcome.stop)
                     outcome.cancelled += 1
-                    outcome.cancelled_cost += estimate
+                    outcome.cancelled_cost += worst
         if frozen:
             gc.unfreeze()
         outcome.seconds = time.perf_counter() - t0
@@ -603,6 +717,11 @@ def _json_bytes(body: Mapping[str, Any]) -> bytes:
     import json
 
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _redacted_id(model_id: str | None, request: HttpRequest) -> str | None:
+    """The model id a server reported, credentials it echoed there blanked."""
+    return None if model_id is None else redact(model_id, request)
 
 
 def _json_of(raw: bytes) -> Any:

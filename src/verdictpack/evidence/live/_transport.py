@@ -26,16 +26,20 @@ The exception tree of live I/O (all under :class:`verdictpack._errors.Verdictpac
 Secrets. A request's credentials travel in its headers (``Authorization``, ``api-key``,
 ``x-api-key``, ...). They are never part of a repr or an exception message: :class:`HttpRequest`
 prints header *names* only, and every message built from text a server or a library produced
-passes through :func:`redact`, which blanks the value of every credential header of the request
-(and its bare token after ``Bearer``) wherever it occurs -- a server that echoes the key back in
-its error body does not get it into a log. URLs are printed without their query string (some
-providers take the key as ``?key=...``).
+passes through :func:`redact` *before* any truncation, which blanks the value of every
+credential header of the request, its bare token after ``Bearer``, and any run of 8 or more
+consecutive characters of either (a key cut in half is still a key), plus any ``Bearer <token>``
+and any credential header written out in the text (``Authorization: ...``) -- a server that echoes
+the key back in an error body, a text page or even a 200 does not get it into a log, a ledger
+row or a report. URLs are printed without their query string or user info (some providers take
+the key as ``?key=...``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -103,13 +107,71 @@ def _secrets_of(headers: tuple[tuple[str, str], ...]) -> list[str]:
     return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
 
 
-def redact(text: str, request: HttpRequest | None) -> str:
-    """``text`` with every credential of ``request`` (see :data:`SECRET_HEADERS`) blanked."""
-    if request is None:
+# a run of this many consecutive characters of a secret is treated as the secret: a server that
+# echoes a truncated or split key (or a body cut mid-key) must not leak most of it
+SECRET_RUN = 8
+# credentials a server may echo whatever the request held: a bearer token, and the value of a
+# credential header written as a header line, a JSON member or a key=value pair
+_TOKEN_RE = re.compile(r"(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=:-]{4,}")
+_HEADER_RE = re.compile(
+    r"(?i)(?<![A-Za-z0-9-])(proxy-authorization|authorization|api-key|x-api-key|x-goog-api-key"
+    r"|cookie)(\\?[\"']?\s*[:=]\s*\\?[\"']?)([^\"'\\\r\n,;}\]]*)"
+)
+
+
+def _secret_spans(text: str, secret: str, *, runs: bool = True) -> list[tuple[int, int]]:
+    """Where ``text`` holds ``secret`` or (``runs``) any run of :data:`SECRET_RUN` or more of
+    its consecutive characters (a secret shorter than that: the whole secret only)."""
+    if len(secret) <= SECRET_RUN or not runs:
+        pieces = {secret}
+    else:
+        pieces = {secret[i : i + SECRET_RUN] for i in range(len(secret) - SECRET_RUN + 1)}
+    spans: list[tuple[int, int]] = []
+    for piece in pieces:
+        start = text.find(piece)
+        # bounded: each step moves past the previous match
+        while start != -1:
+            spans.append((start, start + len(piece)))
+            start = text.find(piece, start + 1)
+    return spans
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each union of overlapping or touching ``spans`` replaced by one marker."""
+    if not spans:
         return text
-    for secret in _secrets_of(request.headers):
-        text = text.replace(secret, _REDACTED)
-    return text
+    spans.sort()
+    out: list[str] = []
+    last = 0
+    lo, hi = spans[0]
+    for a, b in spans[1:]:
+        if a <= hi:
+            hi = max(hi, b)
+            continue
+        out += [text[last:lo], _REDACTED]
+        last, (lo, hi) = hi, (a, b)
+    out += [text[last:lo], _REDACTED, text[hi:]]
+    return "".join(out)
+
+
+def redact(text: str, request: HttpRequest | None) -> str:
+    """``text`` with every credential blanked: each credential of ``request`` (see
+    :data:`SECRET_HEADERS`; its whole value, its token after ``Bearer``/``Basic``/``Token``, and
+    any run of :data:`SECRET_RUN` or more consecutive characters of either), and, whatever the
+    request, any ``Bearer <token>`` and the value of a credential header written out in the
+    text (``Authorization: ...``, ``"api-key": "..."``). Redact before any truncation: a cut
+    can split a key, and a run of it is still blanked, but only the whole text is certain."""
+    if request is not None:
+        spans: list[tuple[int, int]] = []
+        for secret in _secrets_of(request.headers):
+            # runs of a header value such as "Bearer <token>" are runs of its token (found
+            # as such), but for the ones across the scheme's space, which are not the key's
+            scheme, _, token = secret.partition(" ")
+            whole = bool(token.strip()) and scheme.lower() in {"bearer", "basic", "token"}
+            spans += _secret_spans(text, secret, runs=not whole)
+        text = _blank(text, spans)
+    text = _HEADER_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{_REDACTED}", text)
+    return _TOKEN_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{_REDACTED}", text)
 
 
 def _clip(text: str, limit: int = _MAX_REASON) -> str:

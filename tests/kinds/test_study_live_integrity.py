@@ -1,0 +1,198 @@
+"""The integrity of a live study's folder (issue 22, rows 5, 7, 8 and 11).
+
+* Row 7: the ledger is hash-chained; an edited choice, a deleted answer, a deleted commit, a
+  changed cost or dropped triggers (each made with the stdlib sqlite3, the triggers dropped and
+  put back around the edit) is refused by name -- table and row -- by resume and ``status``
+  (exit 2) and by ``verdictpack audit DIR`` (a FAIL naming the row).
+* Row 5: ``verdictpack audit DIR`` on an untampered live study passes, stopped at its verdict or
+  by its budget.
+* Row 8: a corrupted ledger (not SQLite, truncated) is refused with exit 2 naming the file.
+* Row 11: a run SIGKILLed at every step of a live study's start leaves a folder the next run
+  resumes to its end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verdictpack._cli import main
+
+pytest.importorskip("httpx")
+
+from live_helpers import live_study, serve, server_config
+
+from verdictpack._output import LIVE_CRASH_STEPS, LIVE_LOCK, LIVE_MARKER
+
+ROOTS = 80
+LOOSE = {"alpha": 0.2, "per_tail_alpha": 0.05, "e_boundary": 20}
+
+
+def _study(folder: Path, url: str, budget: float | None = None) -> Path:
+    """The tiny live study with humans at rate 0.2 and a loose construct: a verdict in tens of
+    roots (or a budget stop)."""
+    study, config = live_study(folder, url, roots=ROOTS, cap=ROOTS)
+    table = study.parent / "data" / "judgments.csv"
+    rows = [table.read_text().splitlines()[0]]
+    for i in range(ROOTS):
+        for k, h in enumerate(("h1", "h2")):
+            rows.append(
+                f"r{i:03d},{h},human,unknown,{'treatment' if i % 5 == k else 'null_partner'}"
+            )
+    table.write_text("\n".join(rows) + "\n")
+    config["construct"].update(LOOSE)
+    if budget is not None:
+        config["budget"] = {"judges": budget}
+    study.write_text(json.dumps(config, indent=2))
+    return study
+
+
+@pytest.fixture(scope="module")
+def studies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Two untampered live studies run to their end: one stopped at its verdict, one by its
+    budget (the server gone afterwards: a refusal must come before any call)."""
+    tmp = tmp_path_factory.mktemp("live")
+    probe = _study(tmp / "probe", "http://127.0.0.1:9/v1")
+    out: dict[str, Any] = {}
+    with serve(server_config(probe)) as url:
+        for name, budget in (("verdict", None), ("budget", 0.0305)):
+            study = _study(tmp / name, url, budget)
+            folder = tmp / f"out-{name}"
+            assert main([str(study), "--out", str(folder), "--quiet"]) == 0
+            out[name] = (study, folder)
+    return out
+
+
+def test_untampered_live_studies_pass_the_audit(
+    studies: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdict = json.loads((studies["verdict"][1] / "report" / "verdict.json").read_text())
+    assert verdict["registered"]["verdict"] == "EFFECT_SUPPORTED"
+    budget = json.loads((studies["budget"][1] / "report" / "results.json").read_text())
+    assert "budget" in budget["stop_reason"]
+    for name in ("verdict", "budget"):
+        assert main(["audit", str(studies[name][1])]) == 0, capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "AUDIT PASS" in out
+        # the ledger was read and its chain checked
+        assert main(["audit", "--verbose", str(studies[name][1])]) == 0
+        verbose = capsys.readouterr().out
+        assert "the hash chain holds" in verbose
+        assert "every commit's bounds on M_i and H_i rebuilt" in verbose
+
+
+def _tamper(ledger: Path, sql: str, *, keep_triggers: bool = True) -> None:
+    """Edit the ledger as an outsider would: drop the triggers, run ``sql``, put them back."""
+    db = sqlite3.connect(ledger)
+    try:
+        triggers = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+        for name in triggers:
+            db.execute(f"DROP TRIGGER {name}")
+        db.execute(sql)
+        if keep_triggers:
+            for text in triggers.values():
+                db.execute(text)
+        db.commit()
+    finally:
+        db.close()
+
+
+EDITS = {
+    "edited choice": (
+        "UPDATE answers SET choice = CASE choice WHEN 'treatment' THEN 'null_partner' "
+        "ELSE 'treatment' END WHERE rowid = 3",
+        "row 3 of table answers",
+    ),
+    "deleted answer": ("DELETE FROM answers WHERE rowid = 5", "row 5 of table answers"),
+    "deleted commit": (
+        "DELETE FROM commits WHERE seq = (SELECT max(seq) FROM commits)",
+        "of table commits",
+    ),
+    "changed cost": ("UPDATE answers SET cost = 0 WHERE rowid = 2", "row 2 of table answers"),
+    "dropped triggers": ("SELECT 1", "schema"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_tampered_ledger_is_refused_by_name(
+    studies: dict[str, Any], tmp_path: Path, edit: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study, original = studies["verdict"]
+    folder = tmp_path / "out"
+    shutil.copytree(original, folder)
+    sql, named = EDITS[edit]
+    _tamper(folder / "ledger.sqlite", sql, keep_triggers=edit != "dropped triggers")
+    capsys.readouterr()
+    for argv in (["status", str(folder)], [str(study), "--out", str(folder), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "altered outside verdictpack" in err and str(folder / "ledger.sqlite") in err
+        assert named in err
+        assert "Traceback" not in err
+    assert main(["audit", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL ledger.sqlite" in out and "altered outside verdictpack" in out
+    if edit != "dropped triggers":
+        table = named.split("table ")[1]
+        assert f"FAIL ledger.sqlite table {table} row" in out
+    else:
+        assert "FAIL ledger.sqlite schema" in out
+
+
+@pytest.mark.parametrize("damage", ["not sqlite", "truncated"])
+def test_a_corrupted_ledger_exits_2_naming_the_file(
+    studies: dict[str, Any], tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study, original = studies["verdict"]
+    folder = tmp_path / "out"
+    shutil.copytree(original, folder)
+    ledger = folder / "ledger.sqlite"
+    data = ledger.read_bytes()
+    ledger.write_bytes(b"this is not a database\n" * 200 if damage == "not sqlite" else data[:8192])
+    capsys.readouterr()
+    for argv in (["status", str(folder)], [str(study), "--out", str(folder), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert str(ledger) in err and "Traceback" not in err
+        assert "backup" in err or "altered" in err
+    assert ledger.stat().st_size == (4600 if damage == "not sqlite" else 8192)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_kill_at_every_step_of_the_start_resumes(tmp_path: Path) -> None:
+    probe = _study(tmp_path / "probe", "http://127.0.0.1:9/v1")
+    with serve(server_config(probe)) as url:
+        study = _study(tmp_path / "run", url)
+        for step in LIVE_CRASH_STEPS:
+            out = tmp_path / f"out-{step}"
+            env = {**os.environ, "VERDICTPACK_TEST_CRASH_AT": step}
+            command = [sys.executable, "-m", "verdictpack", str(study), "--out", str(out)]
+            command.append("--quiet")
+            killed = subprocess.run(command, env=env, capture_output=True, timeout=120)
+            assert killed.returncode == -signal.SIGKILL, (step, killed.stderr[-500:])
+            env.pop("VERDICTPACK_TEST_CRASH_AT")
+            again = subprocess.run(command, env=env, capture_output=True, timeout=120)
+            assert again.returncode == 0, (step, again.stderr.decode()[-800:])
+            names = {p.name for p in out.iterdir()}
+            assert names == {LIVE_MARKER, LIVE_LOCK, "ledger.sqlite", "report"}, (step, names)
+            assert (out / "report" / "verdict.json").is_file()
+
+
+def test_a_stranger_beside_the_lock_is_never_touched(tmp_path: Path) -> None:
+    """A folder holding our lock and a file of someone else's is refused, the file kept."""
+    probe = _study(tmp_path / "probe", "http://127.0.0.1:9/v1")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / LIVE_LOCK).write_bytes(b"")
+    (out / f"{LIVE_MARKER}.tmp").write_text("not ours")
+    assert main([str(probe), "--out", str(out), "--quiet"]) == 2
+    assert (out / f"{LIVE_MARKER}.tmp").read_text() == "not ours"

@@ -1,0 +1,77 @@
+"""Issue 22 row 2: a server that echoes the API key -- in a JSON error, in a text body past
+1,000 bytes, as headers written in a body, inside a 200 answer -- never gets any run of 8
+consecutive characters of it into a file verdictpack writes (the ledger included), nor onto
+stdout or stderr, with or without ``--debug``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from verdictpack._cli import main
+
+pytest.importorskip("httpx")
+
+from live_helpers import live_study, serve, server_config
+
+KEY = "sk-echo-Q7w9Zt3Lm5Xv2Rb8Nc4Hd6Jf1Kg0Py"
+RUNS = [KEY[i : i + 8] for i in range(len(KEY) - 7)]
+
+
+def _leaks(data: bytes | str) -> list[str]:
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    return [run for run in RUNS if run in text]
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+@pytest.mark.parametrize("mode", ["json", "text", "headers", "ok"])
+def test_an_echoed_key_leaves_no_8_character_run_anywhere(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    mode: str,
+    debug: bool,
+) -> None:
+    probe, _ = live_study(tmp_path / "probe", "http://127.0.0.1:9/v1", roots=12, cap=12)
+    monkeypatch.setenv("VP_TEST_ECHO_KEY", KEY)
+    with serve(server_config(probe, echo_key=mode)) as url:
+        study, _ = live_study(
+            tmp_path / "run", url, roots=12, cap=12, api_key_env="VP_TEST_ECHO_KEY"
+        )
+        out = tmp_path / "out"
+        argv = [str(study), "--out", str(out), *(["--debug"] if debug else [])]
+        code = main(argv)
+        counts = url.counts()
+    captured = capsys.readouterr()
+    if mode == "ok":
+        # the answers are evidence: kept, with the echoed key blanked
+        assert code == 0, captured.err
+        assert counts["ok"] > 0
+    else:
+        assert code == 2, captured.err
+        assert "HTTP 401" in captured.err
+        assert counts["unauthorized"] > 0
+    assert _leaks(captured.out) == [] and _leaks(captured.err) == []
+    files = [p for p in sorted(out.rglob("*")) if p.is_file()]
+    assert any(p.name == "ledger.sqlite" for p in files)
+    for p in files:
+        assert _leaks(p.read_bytes()) == [], p
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://user:pa55-w0rd-secret@127.0.0.1:9/v1", "https://tok-en-user-secret@api.test/v1"],
+)
+def test_credentials_in_base_url_are_refused_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], base_url: str
+) -> None:
+    # issue 22 row 16: user info in base_url was stored in the ledger's manifest
+    study, _ = live_study(tmp_path / "run", base_url, roots=12, cap=12)
+    out = tmp_path / "out"
+    for argv in (["validate", str(study)], [str(study), "--out", str(out), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "$.panel.judges[0].endpoint.base_url" in err and "api_key_env" in err
+        assert "secret" not in err and "***@" in err
+    assert not out.exists()
