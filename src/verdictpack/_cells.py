@@ -14,10 +14,12 @@ other cell): :func:`csv_cell` and :func:`csv_value` are inverse for every string
 
 from __future__ import annotations
 
+import csv
+import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-__all__ = ["FORMULA_START", "csv_cell", "csv_value", "csv_values"]
+__all__ = ["FORMULA_START", "csv_cell", "csv_text", "csv_value", "csv_values"]
 
 # the first characters a spreadsheet reads as the start of a formula
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -42,3 +44,13 @@ def csv_values(cells: Sequence[str]) -> Sequence[str]:
     if not any(c[:1] == "'" for c in cells):
         return cells
     return [csv_value(c) for c in cells]
+
+
+def csv_text(rows: Iterable[Sequence[str]]) -> str:
+    """CSV text of ``rows`` (``\\n`` line ends): every cell through :func:`csv_cell`, quoted only
+    when it holds a comma, a quote or a line break (the csv module's minimal quoting)."""
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, lineterminator="\n")
+    for row in rows:
+        writer.writerow([csv_cell(c) for c in row])
+    return buf.getvalue()

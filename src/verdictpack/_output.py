@@ -976,6 +976,11 @@ class LiveFolder:
         return self.path / LEDGER_NAME
 
     @property
+    def fresh(self) -> bool:
+        """This run wrote the marker: the study starts here (no earlier run began it)."""
+        return self._fresh
+
+    @property
     def report(self) -> Path:
         return self.path / REPORT_FOLDER
 

@@ -364,6 +364,41 @@ def test_labelstudio_control_matching_nothing_is_named_once_listing_the_controls
     assert "controls it holds: pref" in result.defects[0].expected
 
 
+def _labelstudio_file(tmp_path: Path, annotated: list[bool]) -> Path:
+    """A Label Studio export of one task per flag, annotated (one ``pref`` choice) or not."""
+    answer = {"id": 1, "completed_by": 3, "was_cancelled": False}
+    answer["result"] = [{"from_name": "pref", "type": "pairwise", "value": {"selected": "left"}}]
+    tasks = [
+        {"id": i, "data": {"pair_id": f"r{i}"}, "annotations": [answer] if flag else []}
+        for i, flag in enumerate(annotated)
+    ]
+    p = tmp_path / "labelstudio.json"
+    p.write_text(json.dumps(tasks))
+    return p
+
+
+LABELSTUDIO = {"root_field": "pair_id", "treatment_side": "left", "control": "pref"}
+
+
+def test_labelstudio_export_without_any_annotation_is_refused(tmp_path: Path) -> None:
+    """Issue 22 row 9: tasks exported before anyone annotated gave no judgment and no defect."""
+    p = _labelstudio_file(tmp_path, [False, False, False])
+    result = read_labelstudio(p, **LABELSTUDIO)  # type: ignore[arg-type]
+    assert [(d.path, d.received) for d in result.defects] == [
+        ("$", "3 tasks, none with an annotation")
+    ]
+    assert "at least one annotated task" in result.defects[0].expected
+    assert len(result.judgments) == 0
+
+
+def test_labelstudio_unannotated_tasks_are_counted_in_the_notes(tmp_path: Path) -> None:
+    p = _labelstudio_file(tmp_path, [True, False, True, False])
+    result = read_labelstudio(p, **LABELSTUDIO)  # type: ignore[arg-type]
+    assert result.defects == ()
+    assert len(result.judgments) == 2
+    assert result.notes == ("2 of 4 tasks have no annotation and give no judgment",)
+
+
 def test_mturk_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
     """Issue 22 row 15: the first of two ``Answer.pref`` columns was read silently."""
     rows = list(csv.reader((DATA / "mturk_batch.csv").open(newline="")))

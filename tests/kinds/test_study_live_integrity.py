@@ -196,3 +196,140 @@ def test_a_stranger_beside_the_lock_is_never_touched(tmp_path: Path) -> None:
     (out / f"{LIVE_MARKER}.tmp").write_text("not ours")
     assert main([str(probe), "--out", str(out), "--quiet"]) == 2
     assert (out / f"{LIVE_MARKER}.tmp").read_text() == "not ours"
+
+
+# ---------------------------------------------------------------- the chain's anchor (row 7)
+
+
+def _cut_tail(ledger: Path, keep: str) -> int:
+    """Delete the newest rows of the ledger together with their chain links, as an outsider who
+    knows the chain would (triggers dropped and put back): every link after the last one of
+    ``keep`` ("the last commit": up to the one before it; "run_end": the last link only).
+    Returns the links left; the chain that is left holds by itself."""
+    db = sqlite3.connect(ledger)
+    try:
+        (last,) = db.execute("SELECT max(seq) FROM chain").fetchone()
+        if keep == "the last commit":
+            (cut,) = db.execute("SELECT max(seq) FROM chain WHERE tbl = 'commits'").fetchone()
+        else:
+            cut = last
+        triggers = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+        for name in triggers:
+            db.execute(f"DROP TRIGGER {name}")
+        for tbl, rid in db.execute("SELECT tbl, rid FROM chain WHERE seq >= ?", (cut,)).fetchall():
+            db.execute(f'DELETE FROM "{tbl}" WHERE rowid = ?', (rid,))
+        db.execute("DELETE FROM chain WHERE seq >= ?", (cut,))
+        for text in triggers.values():
+            db.execute(text)
+        db.commit()
+        return int(cut)
+    finally:
+        db.close()
+
+
+def _rechain(ledger: Path, sql: str) -> None:
+    """Edit the ledger and rewrite its whole chain after the edit with verdictpack's own link
+    rule: the chain holds by itself, only the link recorded outside the ledger tells."""
+    from verdictpack.evidence._ledger_chain import _link
+
+    db = sqlite3.connect(ledger)
+    try:
+        triggers = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+        for name in triggers:
+            db.execute(f"DROP TRIGGER {name}")
+        db.execute(sql)
+        links = db.execute("SELECT seq, tbl, rid, link FROM chain ORDER BY seq").fetchall()
+        prev = links[0][3]
+        for seq, tbl, rid, _ in links[1:]:
+            values = db.execute(f'SELECT * FROM "{tbl}" WHERE rowid = ?', (rid,)).fetchone()
+            prev = _link(prev, tbl, rid, values)
+            db.execute("UPDATE chain SET link = ? WHERE seq = ?", (prev, seq))
+        for text in triggers.values():
+            db.execute(text)
+        db.commit()
+    finally:
+        db.close()
+
+
+ANCHOR_EDITS = {
+    "run_end cut with its link": "its hash chain has",
+    "the last commit on cut with their links": "its hash chain has",
+    "a cost lowered, the whole chain rewritten": "its hash chain's link",
+}
+
+
+@pytest.mark.parametrize("edit", sorted(ANCHOR_EDITS))
+def test_a_ledger_cut_short_or_rechained_is_refused_by_the_recorded_link(
+    studies: dict[str, Any], tmp_path: Path, edit: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22 row 7: rows deleted from the ledger's end with their chain links, or the whole
+    chain rewritten after an edit, leave a chain that holds by itself; the report's record of
+    the chain (report/provenance.json $.settings.ledger_chain) tells, on resume, in ``status``
+    and in the audit."""
+    study, original = studies["verdict"]
+    folder = tmp_path / "out"
+    shutil.copytree(original, folder)
+    ledger = folder / "ledger.sqlite"
+    prov = json.loads((folder / "report" / "provenance.json").read_text())
+    recorded = prov["settings"]["ledger_chain"]
+    assert recorded["length"] > 2 and len(recorded["head"]) == 64
+    if "cut" in edit:
+        left = _cut_tail(ledger, "the last commit" if "commit" in edit else "run_end")
+        assert left < recorded["length"]
+    else:
+        _rechain(ledger, "UPDATE answers SET cost = 0 WHERE rowid = 2")
+    before = ledger.read_bytes()
+    capsys.readouterr()
+    for argv in (["status", str(folder)], [str(study), "--out", str(folder), "--quiet"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert str(ledger) in err and "report/provenance.json $.settings.ledger_chain" in err
+        assert ANCHOR_EDITS[edit] in err and "Traceback" not in err
+    assert ledger.read_bytes() == before  # nothing written
+    assert main(["audit", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL ledger.sqlite table chain" in out
+    assert "the hash chain holds the last link report/provenance.json" in out
+
+
+def test_a_ledger_grown_beyond_the_recorded_link_is_taken_up(
+    studies: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run killed after its report leaves a ledger longer than the report recorded: fine."""
+    from verdictpack.evidence._ledger import Ledger
+
+    _, original = studies["verdict"]
+    folder = tmp_path / "out"
+    shutil.copytree(original, folder)
+    ledger = Ledger.open_readonly(folder / "ledger.sqlite")
+    manifest = ledger.manifest
+    ledger.close()
+    ledger = Ledger.open(folder / "ledger.sqlite", manifest)
+    ledger.record_event("run_start", {"budget_judges": None, "judges": 2})
+    ledger.close()
+    capsys.readouterr()
+    assert main(["status", str(folder)]) == 0, capsys.readouterr().err
+    assert main(["audit", str(folder)]) == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("report", [True, False])
+def test_an_emptied_ledger_of_a_begun_study_is_refused_never_restarted(
+    studies: dict[str, Any], tmp_path: Path, report: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22 row 7: a 0-byte ledger.sqlite in a folder whose marker says the study was begun
+    (with or without its report) is refused by name (exit 2), never silently started afresh."""
+    study, original = studies["verdict"]
+    folder = tmp_path / "out"
+    shutil.copytree(original, folder)
+    if not report:
+        shutil.rmtree(folder / "report")
+    ledger = folder / "ledger.sqlite"
+    ledger.write_bytes(b"")
+    before = {p.name: p.stat().st_size for p in folder.iterdir()}
+    capsys.readouterr()
+    for argv in (["status", str(folder)], [str(study), "--out", str(folder), "--quiet"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert str(ledger) in err and "empty (0 bytes)" in err and "Traceback" not in err
+    # nothing written: the ledger still empty, no file added or grown
+    assert {p.name: p.stat().st_size for p in folder.iterdir()} == before

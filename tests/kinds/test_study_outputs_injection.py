@@ -109,3 +109,52 @@ def test_hostile_ids_and_names_are_inert_in_every_output(
                 assert row.count("<td>") == heads, row
     # the self-audit still passes: it reads the CSVs and the report's tables back
     assert main(["audit", str(out)]) == 0, capsys.readouterr().out
+
+
+def test_user_strings_in_report_text_are_escaped_and_the_audit_agrees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22 row 12: outside its tables, report.md wrote the construct name (title, construct
+    line), the claim, the currency and the judges' names raw: HTML ran and ``|`` forged cells.
+    They are escaped as in the tables, and the self-audit compares the escaped forms."""
+    study = _hostile_study(tmp_path)
+    config = json.loads(study.read_text())
+    config["construct"]["name"] = "<i>construct</i> | x"
+    config["construct"]["registered_claim"] += " <script>alert(1)</script>"
+    config["currency"] = "<b>E</b>|y"
+    study.write_text(json.dumps(config, indent=2))
+    out = tmp_path / "out"
+    assert main([str(study), "--out", str(out), "--quiet"]) == 0, capsys.readouterr().err
+    md = (out / "report.md").read_text()
+    for raw in ("<i>", "<b>", "<script>"):
+        assert raw not in md, raw
+    assert md.startswith("# verdictpack study — &lt;i>construct&lt;/i> \\| x\n")
+    assert "**Construct** &lt;i>construct&lt;/i> \\| x (version" in md
+    assert "&lt;script>alert(1)&lt;/script>" in md
+    cost = next(line for line in md.splitlines() if line.startswith("- Cost to the registered"))
+    assert "&lt;b>E&lt;/b>\\|y" in cost
+    # the self-audit reads the summary's lines against the escaped strings
+    assert main(["audit", str(out)]) == 0, capsys.readouterr().out
+    assert "AUDIT PASS" in capsys.readouterr().out
+
+
+def test_cost_comparison_cells_follow_the_spreadsheet_rule() -> None:
+    """Issue 22 row 12: cost_comparison.csv was joined with commas, its cells written raw; they
+    pass through the one cell rule (and the csv quoting) like every other CSV's."""
+    from types import SimpleNamespace as N
+
+    from verdictpack.render._engine import render_cost_csv as engine_costs
+    from verdictpack.render._study import render_cost_csv as study_costs
+
+    q = N(value=2, basis="@basis")
+    line = N(
+        route="=HYPERLINK(1)", line="+line, with a comma", touches=q, cost=N(value=0.5, basis="-b")
+    )
+    engine = N(costs=[line], power=[])
+    for text in (study_costs([line]), engine_costs(engine)):
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        assert len(rows) == 2 and len({len(r) for r in rows}) == 1, rows
+        for cell in rows[1]:
+            assert cell[:1] not in FORMULA_START, cell
+        values = [csv_value(c) for c in rows[1]]
+        assert "=HYPERLINK(1)" in values and "+line, with a comma" in values

@@ -20,6 +20,7 @@ from verdictpack._rng import stream
 from verdictpack.config._compiler import ConfigSource, load_source, parse_config
 from verdictpack.core._tracks import TRACKS
 from verdictpack.kinds import _engine, _study
+from verdictpack.render._study import render_study_report
 from verdictpack.simulate._export import judgments_from_evidence, pairs_jsonl, readings_from_audit
 from verdictpack.simulate._human import simulate_reader_audit
 
@@ -230,6 +231,19 @@ def test_format_examples_give_the_verdict_of_study_summarization(
     assert res.coverage == summarization.coverage
     assert res.order == summarization.order
     assert res.audit == summarization.audit
+    # issue 22 row 9: the records an export holds but nobody answered reach the run's results
+    # and report, not only `validate`
+    unanswered = {
+        "argilla": "argilla_records.json: 45 of 180 records have no response to 'preference' "
+        "and give no judgment",
+        "labelstudio": "labelstudio_export.json: 45 of 180 tasks have no annotation and give no "
+        "judgment",
+    }
+    if fmt in unanswered:
+        assert [n.endswith(unanswered[fmt]) for n in res.import_notes] == [True]
+        assert f"- Note: {res.import_notes[0]}\n" in render_study_report(res)
+    else:
+        assert res.import_notes == ()
 
 
 def test_generator_rewrites_the_examples_byte_for_byte(

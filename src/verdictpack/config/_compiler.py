@@ -22,7 +22,6 @@ config read from a file, the line and column where it is.
 from __future__ import annotations
 
 import bisect
-import copy
 import hashlib
 import json
 import math
@@ -30,6 +29,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from dataclasses import field as _field
 from pathlib import Path
@@ -405,6 +405,9 @@ class ConfigSource:
     data: bytes
     _value: Any = _field(default=MISSING, repr=False, compare=False)
     folder: Path | None = _field(default=None, compare=False)
+    # (line, column) of the paths looked up so far (None: not in the file); filled by reading
+    # the bytes again for the paths a defect names, never a table of every node (that cost
+    # 10-15 times the file's size)
     _positions: Any = _field(default=None, repr=False, compare=False)
 
     def data_path(self, relative: str) -> Path:
@@ -420,28 +423,51 @@ class ConfigSource:
         return hashlib.sha256(self.data).hexdigest()
 
     def _decode(self) -> None:
-        value, positions = decode_config_at(self.data, self.display)
+        value, _ = decode_config_at(self.data, self.display)
         object.__setattr__(self, "_value", value)
-        object.__setattr__(self, "_positions", positions)
 
     def json(self) -> Any:
         if self._value is MISSING:
             self._decode()
-        return copy.deepcopy(self._value)
+        return _copy_json(self._value)
 
     def position(self, loc: Iterable[str | int]) -> tuple[int, int] | None:
         """(line, column) of the key or item at ``loc``, else of its nearest ancestor that is in
         the file (a missing field: the object it is missing from); None for bytes not read."""
-        if self._positions is None:
-            try:
-                self._decode()
-            except ConfigError:
-                return None
-        positions: dict[Loc, tuple[int, int]] = self._positions
         key = tuple(loc)
-        while key not in positions and key:
-            key = key[:-1]
-        return positions.get(key)
+        return self.positions([key])[key]
+
+    def positions(self, locs: Iterable[Loc]) -> dict[Loc, tuple[int, int] | None]:
+        """:meth:`position` of each of ``locs``, the bytes read again once for all of them."""
+        if self._positions is None:
+            object.__setattr__(self, "_positions", {})
+        known: dict[Loc, tuple[int, int] | None] = self._positions
+        wanted = [tuple(loc) for loc in locs]
+        missing = {loc[:k] for loc in wanted for k in range(len(loc) + 1)} - known.keys()
+        if missing:
+            try:
+                _, found = decode_config_at(self.data, self.display, missing)
+            except ConfigError:
+                found = {}
+            known.update({loc: found.get(loc) for loc in missing})
+        out: dict[Loc, tuple[int, int] | None] = {}
+        for loc in wanted:
+            key = loc
+            while known.get(key) is None and key:
+                key = key[:-1]
+            out[loc] = known.get(key)
+        return out
+
+
+def _copy_json(value: Any) -> Any:
+    """A fresh copy of a decoded value (its dicts and lists; the scalars are immutable), without
+    ``copy.deepcopy``'s memo of every object (as large again as the value). Its depth is bounded
+    by MAX_DEPTH, as the decoders refuse deeper nesting."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 class _Refused(Exception):
@@ -466,7 +492,7 @@ def _where(text: str, pos: int) -> str:
 
 
 def _scan(
-    text: str, positions: dict[Loc, int] | None = None
+    text: str, positions: dict[Loc, int] | None = None, want: AbstractSet[Loc] | None = None
 ) -> list[tuple[tuple[str | int, ...], Any, str, int]] | None:
     """Walk the JSON text without recursion and report what a lenient parser would let through:
     duplicate keys, NaN / Infinity, integers past every bound, numbers overflowing a float, lone
@@ -474,7 +500,8 @@ def _scan(
 
     Returns None when the text is not JSON at all (``json.loads`` then names the syntax error).
     ``positions`` (when given) receives the offset of every key and array item by JSON path (of
-    the first occurrence of a repeated key), so a schema defect can name its line.
+    the first occurrence of a repeated key), so a schema defect can name its line; only of the
+    paths in ``want`` when that is given (a table of every node costs 10-15x the text).
     A nesting past MAX_DEPTH stops the scan: it is reported once, at the container that crosses
     the bound.
     """
@@ -489,7 +516,7 @@ def _scan(
         if state == "value":
             if pos >= end:
                 return None
-            if positions is not None:
+            if positions is not None and (want is None or path in want):
                 positions.setdefault(path, pos)
             char = text[pos]
             if char in "[{":
@@ -572,7 +599,7 @@ def _scan(
                 )
             else:
                 frame[2][key] = pos
-                if positions is not None:
+                if positions is not None and (want is None or path in want):
                     positions.setdefault(path, pos)
             pos = _WS.match(text, m.end()).end()  # type: ignore[union-attr]
             if pos >= end or text[pos] != ":":
@@ -624,9 +651,16 @@ def _line_columns(text: str, offsets: dict[Loc, int]) -> dict[Loc, tuple[int, in
     return out
 
 
-def decode_config_at(data: bytes, display: str) -> tuple[Any, dict[Loc, tuple[int, int]]]:
-    """:func:`decode_config`'s value and the (line, column) of every key and array item by JSON
-    path (the root at ``()``), so a schema defect can name its line."""
+def decode_config_at(
+    data: bytes, display: str, want: AbstractSet[Loc] | None = None
+) -> tuple[Any, dict[Loc, tuple[int, int]]]:
+    """:func:`decode_config`'s value and the (line, column) of each key and array item whose
+    JSON path (the root at ``()``) is in ``want``, so a schema defect can name its line.
+
+    Without ``want`` no position is kept (a valid config needs none: the value alone costs a
+    few times the file's size). With it, a JSON text is only scanned again (the value is not
+    built: ``None`` is returned in its place); ConfigError as :func:`decode_config`.
+    """
     syntax = "YAML" if is_yaml(display) else "JSON"
 
     def refuse(expected: str, received: str) -> ConfigError:
@@ -637,9 +671,11 @@ def decode_config_at(data: bytes, display: str) -> tuple[Any, dict[Loc, tuple[in
     except UnicodeDecodeError:
         raise refuse(f"UTF-8 encoded {syntax}", "(undecodable bytes)") from None
     if syntax == "YAML":
-        return decode_yaml(text, display)
+        return decode_yaml(text, display, want)
     offsets: dict[Loc, int] = {}
-    found = _scan(text, offsets)
+    found = _scan(text, offsets, want if want is not None else frozenset())
+    if want is not None and found == []:
+        return None, _line_columns(text, offsets)
     if found:
         raise ConfigError(
             [
@@ -681,7 +717,7 @@ def decode_config_at(data: bytes, display: str) -> tuple[Any, dict[Loc, tuple[in
             parse_float=parse_float,
             object_pairs_hook=pairs,
         )
-        return value, _line_columns(text, offsets)
+        return value, {}
     except _Refused as exc:
         raise ConfigError([exc.defect]) from None
     except RecursionError:
@@ -731,24 +767,22 @@ def load_source(path: str | Path) -> ConfigSource:
     try:
         fd = os.open(p, flags)
         with os.fdopen(fd, "rb") as handle:
-            mode = os.fstat(handle.fileno()).st_mode
-            if not stat.S_ISREG(mode):  # replaced between the stat and the open
-                raise refuse("a regular JSON config file", _file_type(mode))
-            data = handle.read(MAX_CONFIG_BYTES + 1)
+            now = os.fstat(handle.fileno())
+            if not stat.S_ISREG(now.st_mode):  # replaced between the stat and the open
+                raise refuse("a regular JSON config file", _file_type(now.st_mode))
+            # a buffer of the file's size, not of the bound (16 MiB for every config)
+            data = handle.read(min(now.st_size, MAX_CONFIG_BYTES) + 1)
+            if len(data) > now.st_size:  # grown since: read on, up to the bound
+                data += handle.read(MAX_CONFIG_BYTES + 1 - len(data))
     except OSError as exc:
         raise refuse(f"a readable file ({exc.strerror})", "(unreadable)") from None
     if len(data) > MAX_CONFIG_BYTES:
         raise refuse(
             f"a config of at most {MAX_CONFIG_BYTES // (1024 * 1024)} MiB", "(a larger file)"
         )
-    value, positions = decode_config_at(data, display)
+    value, _ = decode_config_at(data, display)
     return ConfigSource(
-        display=display,
-        name=p.name,
-        data=data,
-        _value=value,
-        folder=p.resolve().parent,
-        _positions=positions,
+        display=display, name=p.name, data=data, _value=value, folder=p.resolve().parent
     )
 
 
@@ -822,10 +856,9 @@ def _at(obj: Any, loc: tuple[str | int, ...]) -> Any:
 M = TypeVar("M", bound=BaseModel)
 
 
-def _at_line(source: ConfigSource, loc: tuple[str | int, ...], expected: str) -> str:
-    """``expected`` with the line and column of ``loc`` in the file (as the decoder's own
-    defects have them): a missing field is placed at the object it is missing from."""
-    where = source.position(loc)
+def _at_line(where: tuple[int, int] | None, expected: str) -> str:
+    """``expected`` with the line and column ``where`` of its path in the file (as the decoder's
+    own defects have them): a missing field is placed at the object it is missing from."""
     if where is None:
         return expected
     return f"{expected}; at line {where[0]}, column {where[1]}"
@@ -835,7 +868,8 @@ def parse_config(source: ConfigSource, model: type[M], rules: Iterable[CrossRule
     """Validate the config against ``model`` and the cross rules; refuse with every defect,
     each with its JSON path and the line and column where it is (JSON and YAML alike)."""
     raw = source.json()
-    defects: list[Defect] = []
+    # (path, received, expected): placed in the file once all are known (one more read)
+    found: list[tuple[Loc, Any, str]] = []
     parsed: M | None = None
     if not isinstance(raw, dict):
         raise ConfigError(
@@ -850,21 +884,23 @@ def parse_config(source: ConfigSource, model: type[M], rules: Iterable[CrossRule
             if "shown" in (err.get("ctx") or {}):
                 # a validator's own display of the value (a credential masked, never echoed)
                 received = err["ctx"]["shown"]
-            expected = _at_line(source, loc, _expected_from_error(err, model))
-            defects.append(Defect(source.display, json_path(loc), received, expected))
+            found.append((loc, received, _expected_from_error(err, model)))
     for rule in rules:
         target = _at(raw, rule.at)
         if not isinstance(target, dict):
             continue
         for rel, received, expected in rule.check(target):
-            where = rule.at + rel
-            defects.append(
-                Defect(
-                    source.display, json_path(where), received, _at_line(source, where, expected)
-                )
+            found.append((rule.at + rel, received, expected))
+    if found:
+        where = source.positions(loc for loc, _, _ in found)
+        raise ConfigError(
+            _dedupe(
+                [
+                    Defect(source.display, json_path(loc), received, _at_line(where[loc], exp))
+                    for loc, received, exp in found
+                ]
             )
-    if defects:
-        raise ConfigError(_dedupe(defects))
+        )
     if parsed is None:  # pragma: no cover - validate either returns or raises
         raise RuntimeError("pydantic returned nothing")
     return parsed

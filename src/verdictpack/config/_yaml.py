@@ -24,14 +24,16 @@ plain dicts, lists and scalars are built here, by these rules:
   surrogate escape) are refused as in JSON; ``-0.0`` reads as ``0.0``.
 
 Every defect names the file, the JSON path, the value as written, what was expected and its
-line and column; the positions of every key and item are returned too, so the schema's defects
-can name their line as well.
+line and column; the positions of the keys and items asked for are returned too (read again
+only when a schema defect must name its line: a table of every node would cost many times the
+file's size).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import yaml
@@ -123,9 +125,13 @@ def _plain(value: str) -> tuple[Any, str | None]:
 class _Reader:
     """Builds the value from the event stream, collecting every defect with its position."""
 
-    def __init__(self, display: str) -> None:
+    def __init__(self, display: str, want: AbstractSet[Loc] | None = None) -> None:
         self.display = display
         self.defects: list[Defect] = []
+        # the (line, column) of the paths in ``want`` only (none without it): positions are
+        # looked up for the paths a defect names, as a table of every node would cost many
+        # times the file's size
+        self.want = want
         self.positions: Positions = {}
         # each frame: [path, container, pending key (_KEY: the next node is a key; _SKIP: the
         #              next value belongs to a refused key), keys seen -> mark, (is the
@@ -168,16 +174,22 @@ class _Reader:
                 mark,
             )
 
+    def place(self, loc: Loc, mark: Any) -> None:
+        """Record where the node at ``loc`` starts, if ``loc`` is wanted."""
+        if self.want is not None and loc in self.want:
+            self.positions.setdefault(loc, (mark.line + 1, mark.column + 1))
+
     def add(self, value: Any, mark: Any, is_key: bool, loc: Loc) -> None:
         """Place a finished node (value, or key when ``is_key``) into its parent."""
         if not self.stack:
             self.root = value
-            self.positions[()] = (mark.line + 1, mark.column + 1)
+            self.place((), mark)
             return
         frame = self.stack[-1]
         path, container, pending, seen = frame[:4]
         if isinstance(container, list):
-            self.positions.setdefault((*path, len(container)), (mark.line + 1, mark.column + 1))
+            if self.want is not None:
+                self.place((*path, len(container)), mark)
             container.append(value)
             return
         if is_key:
@@ -196,7 +208,8 @@ class _Reader:
                 frame[2] = _SKIP
                 return
             seen[value] = mark
-            self.positions[(*path, value)] = (mark.line + 1, mark.column + 1)
+            if self.want is not None:
+                self.place((*path, value), mark)
             frame[2] = value
             return
         if pending is not _SKIP:
@@ -284,10 +297,13 @@ def _json_path(loc: Loc) -> str:
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
 
 
-def decode_yaml(text: str, display: str) -> tuple[Any, Positions]:
-    """The value of a YAML config and the (line, column) of every key and item by JSON path;
-    ConfigError with every defect (see the module docstring)."""
-    reader = _Reader(display)
+def decode_yaml(
+    text: str, display: str, want: AbstractSet[Loc] | None = None
+) -> tuple[Any, Positions]:
+    """The value of a YAML config and the (line, column) of each key and item whose JSON path
+    is in ``want`` (none without it); ConfigError with every defect (see the module
+    docstring)."""
+    reader = _Reader(display, want)
     documents = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):

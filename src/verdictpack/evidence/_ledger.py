@@ -1081,6 +1081,14 @@ class Ledger:
         rows = self._db.execute("SELECT seq, kind, json FROM events ORDER BY seq")
         return [Event(seq, kind, json.loads(text)) for seq, kind, text in rows]
 
+    def chain_head(self, seq: int | None = None) -> tuple[int, str | None]:
+        """(the number of links of the hash chain, its last link or its link ``seq``; None when
+        it has none): the anchor a live study's report records outside the ledger, checked on
+        resume and by ``status`` (:func:`verdictpack.kinds._study_live.check_chain`)."""
+        got = self._db.execute("SELECT link FROM chain WHERE seq = ?", (seq,)).fetchone()
+        last = self._chain.link if seq is None else None if got is None else str(got[0])
+        return self._chain.seq + 1, last
+
 
 _ANSWER_SELECT = (
     'SELECT a.key, r.root_id, r.judge, r."order", r.trial, a.raw, a.prompt_tokens, '

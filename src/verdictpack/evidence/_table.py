@@ -42,7 +42,7 @@ from verdictpack._cells import csv_cell, csv_values
 from verdictpack._errors import Defect, InputError
 from verdictpack._memory import gc_paused
 from verdictpack.config._blocks import MAX_COST
-from verdictpack.config._data_json import DataJSONError, load_data_json
+from verdictpack.config._data_json import DataJSONError, load_data_json, text_lines
 
 __all__ = [
     "CANONICAL_COLUMNS",
@@ -880,6 +880,9 @@ def _ascii_line_counts(
     return quotes, commas.astype(np.int64), begin, end_at
 
 
+_ABSENT = object()
+
+
 def _json_text(v: Any) -> str:
     if v is None:
         return ""
@@ -888,35 +891,52 @@ def _json_text(v: Any) -> str:
     return json.dumps(v, sort_keys=True, ensure_ascii=False)
 
 
+# distinct values a column keeps one copy of (past it, a column of mostly distinct values such
+# as costs or timestamps is kept as read: sharing would only add the memo's cost)
+_SHARED_VALUES = 1 << 16
+
+
 def _read_jsonl(
     whole: str, name: str, needed: Sequence[str]
 ) -> tuple[dict[str, Sequence[str]], NDArray[np.int64], list[tuple[int, Defect]]]:
+    """The ``needed`` columns of a JSONL file (one pass, one line decoded at a time, kept as
+    columns, never as a record per line: 1M records cost 2 GB), the physical line of each row
+    and the defects by line."""
     defects: list[tuple[int, Defect]] = []
-    records: list[dict[str, Any]] = []
+    values: dict[str, list[str]] = {col: [] for col in needed}
+    # one copy of each repeated value (a root id is on every line of its root)
+    memos: dict[str, dict[str, str] | None] = {col: {} for col in needed}
+    present: set[str] = set()
     lines: list[int] = []
-    with io.StringIO(whole, newline=None) as fh:  # universal newlines, as a text file reads
-        for ln, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            try:
-                rec = load_data_json(text)
-            except json.JSONDecodeError as exc:
-                defects.append(
-                    (ln, Defect(name, f"line {ln}", text.strip(), f"a JSON object ({exc.msg})"))
-                )
-                continue
-            except DataJSONError as exc:
-                defects.append((ln, Defect(name, f"line {ln}", exc.received, exc.expected)))
-                continue
-            if not isinstance(rec, dict):
-                defects.append((ln, Defect(name, f"line {ln}", rec, "a JSON object")))
-                continue
-            records.append(rec)
-            lines.append(ln)
-    present = set().union(*(r.keys() for r in records)) if records else set()
-    columns: dict[str, Sequence[str]] = {
-        col: [_json_text(r.get(col)) for r in records] for col in needed if col in present
-    }
+    for ln, text in enumerate(text_lines(whole), start=1):
+        if not text.strip():
+            continue
+        try:
+            rec = load_data_json(text)
+        except json.JSONDecodeError as exc:
+            defects.append(
+                (ln, Defect(name, f"line {ln}", text.strip(), f"a JSON object ({exc.msg})"))
+            )
+            continue
+        except DataJSONError as exc:
+            defects.append((ln, Defect(name, f"line {ln}", exc.received, exc.expected)))
+            continue
+        if not isinstance(rec, dict):
+            defects.append((ln, Defect(name, f"line {ln}", rec, "a JSON object")))
+            continue
+        for col in needed:
+            raw = rec.get(col, _ABSENT)
+            if raw is not _ABSENT:
+                present.add(col)
+            v = _json_text(None if raw is _ABSENT else raw)
+            memo = memos[col]
+            if memo is not None:
+                v = memo.setdefault(v, v)
+                if len(memo) > _SHARED_VALUES:
+                    memos[col] = None
+            values[col].append(v)
+        lines.append(ln)
+    columns: dict[str, Sequence[str]] = {col: values[col] for col in needed if col in present}
     return columns, np.asarray(lines, np.int64), defects
 
 

@@ -31,14 +31,16 @@ One run, data flowing one way:
 Outputs: report.md, results.json, verdict.json, evidence.jsonl, judgments.csv (the canonical
 table in the registered order), reader_audit.csv, root_order.txt, validity_report.json,
 judges.json, fitted_panel.json, cost_comparison.csv, provenance.json (with the SHA-256 of every
-data file read).
+data file read). What an importer read but could not turn into a judgment (Argilla records nobody
+answered, Label Studio tasks without annotations) is counted in results.json ``import_notes``
+and noted under report.md's data files, as ``validate`` prints it.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -479,6 +481,9 @@ class StudyResult:
     cap_roots: int
     root_order: str
     data_files: tuple[DataFile, ...]
+    # what the importers read but gave no judgment (Argilla records nobody answered, Label
+    # Studio tasks without annotations), each naming its file
+    import_notes: tuple[str, ...]
     gates: GateReport
     coverage: Coverage
     estimate: StudyEstimate
@@ -945,11 +950,14 @@ def run_study(
     extra: JudgmentTable | None = None,
     roots: Sequence[str] | None = None,
     stop: str | None = None,
+    ledger_chain: Mapping[str, Any] | None = None,
 ) -> StudyResult:
     """Read the data, gate, order, value, run the tracks, estimate the judges (module doc).
 
     ``extra``, ``roots``: a live study's ledger judgments and committed prefix
-    (:func:`prepare_study`); ``stop``: why its live run stopped (``budget``, ``failed``...)."""
+    (:func:`prepare_study`); ``stop``: why its live run stopped (``budget``, ``failed``...);
+    ``ledger_chain``: its ledger's hash chain as the run left it (length and last link),
+    recorded in provenance (``settings.ledger_chain``) outside the ledger."""
     refusals = Refusals(source)
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
@@ -1057,6 +1065,8 @@ def run_study(
             for f in prep.data.files
         ],
     }
+    if ledger_chain is not None:
+        settings["ledger_chain"] = dict(ledger_chain)
     return StudyResult(
         kind="study",
         construct=construct,
@@ -1072,6 +1082,7 @@ def run_study(
         cap_roots=sequential.cap_roots,
         root_order=order_text,
         data_files=prep.data.files,
+        import_notes=prep.data.notes,
         gates=gates,
         coverage=values.coverage,
         estimate=study_estimate(values, prep.policy, construct, widths),

@@ -14,7 +14,13 @@
    there (:func:`~verdictpack.evidence.live._runner.run_live`).
 4. The outputs -- every file of a study, from the canonical table of file and live judgments of
    the committed roots -- are written to ``DIR/report/`` (an ordinary output folder, replaced
-   whole by each run); the ledger stays.
+   whole by each run); the ledger stays. ``report/provenance.json`` records the ledger's hash
+   chain as the run left it (``$.settings.ledger_chain``: its number of links and its last
+   link), outside the ledger: resume and ``status`` refuse a ledger whose chain does not hold
+   that link at that place (rows deleted from its end with their links, or the chain rewritten
+   whole; a ledger grown since, by a run killed after its report, is taken up). A study begun
+   (its marker there before this run) whose ledger.sqlite is empty (0 bytes) is refused too,
+   never started afresh over it.
 
 A human judgment added to the files between runs is taken up when its root is committed; a root
 already committed keeps the values it was committed with (the ledger's).
@@ -38,12 +44,12 @@ from typing import Any
 
 import numpy as np
 
-from verdictpack._errors import UsageError
-from verdictpack._output import LEDGER_NAME, LIVE_MARKER, LiveFolder
+from verdictpack._errors import OutputError, UsageError
+from verdictpack._output import LEDGER_NAME, LIVE_MARKER, REPORT_FOLDER, LiveFolder
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import ConfigSource, compile_construct
 from verdictpack.core._tracks import TrackRun
-from verdictpack.evidence._ledger import Ledger
+from verdictpack.evidence._ledger import Ledger, LedgerError
 from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
@@ -273,8 +279,11 @@ def run_live_study(
         # the key itself and its header; a key shorter than 8 characters cannot be told from
         # ordinary text and is not guarded (no real provider issues one)
         secrets = [x for v in headers for x in (v, v.split(" ", 1)[-1]) if len(x) >= 8]
+        anchor = recorded_chain(folder.path)
+        _refuse_empty_ledger(folder.ledger, begun=not folder.fresh or anchor is not None)
         ledger = Ledger.open(folder.ledger, man, secrets=secrets)
         try:
+            check_chain(ledger, anchor)
             tracks = track_run(construct, sequential)
             committed = ledger.committed()
             scores = _scores(config, prep)
@@ -345,6 +354,7 @@ def run_live_study(
             )
             ids = {c["root_id"] for c in ledger.committed()}
             live = _live_table(ledger, ids)
+            links, head = ledger.chain_head()
         finally:
             ledger.close()
         result = run_study(
@@ -354,6 +364,7 @@ def run_live_study(
             extra=live,
             roots=[r for r in prep.order if r in ids],
             stop=outcome.stop,
+            ledger_chain={"length": links, "head": head},
         )
     return result, outcome
 
@@ -398,6 +409,71 @@ def _progress_line(outcome: LiveOutcome, tracks: TrackRun) -> None:
     sys.stderr.flush()
 
 
+_ANCHOR_PATH = "$.settings.ledger_chain"
+
+
+def recorded_chain(folder: Path) -> tuple[int, str] | None:
+    """The ledger chain's (length, last link) that ``folder/report/provenance.json`` recorded,
+    or None when there is no report yet (or one written before reports recorded it)."""
+    path = folder / REPORT_FOLDER / "provenance.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        raise OutputError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+    settings = data.get("settings") if isinstance(data, dict) else None
+    held = settings.get("ledger_chain") if isinstance(settings, dict) else None
+    if held is None:
+        return None
+    length = held.get("length") if isinstance(held, dict) else None
+    head = held.get("head") if isinstance(held, dict) else None
+    if (
+        not isinstance(length, int)
+        or isinstance(length, bool)
+        or length < 1
+        or not isinstance(head, str)
+        or len(head) != 64
+    ):
+        raise OutputError(
+            f"{path} {_ANCHOR_PATH}: {held!r}; expected the ledger chain's length (an integer "
+            ">= 1) and last link (64 hex digits) as verdictpack records them"
+        )
+    return length, head
+
+
+def check_chain(ledger: Ledger, anchor: tuple[int, str] | None) -> None:
+    """Refuse the ledger unless its chain holds the recorded last link at its recorded place
+    (it may have grown since, never shrunk below it or diverged from it)."""
+    if anchor is None:
+        return
+    length, head = anchor
+    links, link = ledger.chain_head(length - 1)
+    where = f"{REPORT_FOLDER}/provenance.json {_ANCHOR_PATH}"
+    if links < length:
+        what = f"its hash chain has {links:,} links; {where} recorded {length:,}"
+    elif link != head:
+        what = f"its hash chain's link {length - 1:,} is not the one {where} recorded"
+    else:
+        return
+    raise LedgerError(
+        f"ledger {ledger.path}: {what}: rows were deleted from its end or its chain rewritten "
+        "outside verdictpack; refused: its evidence can no longer be trusted. Restore the "
+        "ledger from a backup, or start the study afresh in a new folder"
+    )
+
+
+def _refuse_empty_ledger(path: Path, *, begun: bool) -> None:
+    """A study begun (its marker or report there before this run) never starts afresh over an
+    empty (0-byte) ledger.sqlite: emptied or truncated, its paid evidence is gone."""
+    if begun and path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
+        raise LedgerError(
+            f"ledger {path}: empty (0 bytes) in a live study's folder whose marker says the "
+            "study was begun; refused: its evidence is gone (never started afresh over it). "
+            "Restore the ledger from a backup, or start the study afresh in a new folder"
+        )
+
+
 def status_lines(out: str | Path) -> list[str]:
     """``verdictpack status DIR``: a few lines on a live study, read from its ledger only."""
     folder = Path(out)
@@ -406,8 +482,11 @@ def status_lines(out: str | Path) -> list[str]:
         raise UsageError(
             f"verdictpack status {out}: expected a live study's folder (no {LIVE_MARKER})"
         )
+    anchor = recorded_chain(folder)
+    _refuse_empty_ledger(folder / LEDGER_NAME, begun=True)
     ledger = Ledger.open_readonly(folder / LEDGER_NAME)
     try:
+        check_chain(ledger, anchor)
         commits = ledger.committed()
         answers = ledger.answers_by_key()
         events = ledger.events()

@@ -15,6 +15,8 @@ from verdictpack.render._markdown import (
     fmt_money,
     fmt_x,
     guarantees_table,
+    md_code,
+    md_text,
     oc_table,
     render_results_json,
     route_label,
@@ -51,7 +53,7 @@ def _battery_summary_row(row: Any) -> list[str]:
 def render_battery(r: Any) -> str:
     """The battery report: summary table, plain reading, guarantees once, then every scenario."""
     out = [
-        f"# verdictpack battery — {r.construct.name}",
+        f"# verdictpack battery — {md_text(r.construct.name)}",
         "",
         summary_block(r),
         construct_block(r.construct),
@@ -129,14 +131,14 @@ def render_battery(r: Any) -> str:
         )
         if not sc.effect_exists:
             out.append(
-                f"- `{row.label}` (no effect; stream h {fmt_x(sc.true_h)}): false "
+                f"- {md_code(row.label)} (no effect; stream h {fmt_x(sc.true_h)}): false "
                 f"EFFECT_SUPPORTED {e_text}; the SPRT calls the effect "
                 f"{fmt_fig(sprt.p_verdict['EFFECT'], 4)}, the fixed-n test "
                 f"{fmt_fig(fixed.p_verdict['EFFECT'], 4)}."
             )
         else:
             out.append(
-                f"- `{row.label}` (effect; true h {fmt_x(sc.true_h)}): EFFECT_SUPPORTED "
+                f"- {md_code(row.label)} (effect; true h {fmt_x(sc.true_h)}): EFFECT_SUPPORTED "
                 f"{e_text}; INCONCLUSIVE at the cap "
                 + ", ".join(
                     f"{route_label(e)} {fmt_fig(e.p_verdict['INCONCLUSIVE'], 4)}" for e in eps

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from verdictpack._cells import csv_text
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._engine import EngineResult
 from verdictpack.render._markdown import (
@@ -19,6 +20,8 @@ from verdictpack.render._markdown import (
     fmt_p,
     fmt_x,
     guarantees_table,
+    md_code,
+    md_text,
     oc_table,
     route_label,
     scenario_heading,
@@ -35,14 +38,15 @@ from verdictpack.simulate._human import ReaderAuditSize
 
 def render_engine_report(r: Any) -> str:
     out = [
-        f"# verdictpack engine — {r.construct.name}",
+        f"# verdictpack engine — {md_text(r.construct.name)}",
         "",
         summary_block(r),
         construct_block(r.construct),
     ]
     out.append("## Verdict\n")
     out.append(
-        f"Evidence: {r.evidence_source}; true h of the simulated streams {fmt_x(r.truth_true_h)} "
+        f"Evidence: {md_text(r.evidence_source)}; true h of the simulated streams "
+        f"{fmt_x(r.truth_true_h)} "
         f"(model rate {fmt_p(r.truth_mu_model)}, human rate {fmt_p(r.truth_mu_human)}). "
         f"Roots run: {r.roots_run} of a cap of {r.effective_cap} "
         + (
@@ -126,7 +130,7 @@ def render_engine_report(r: Any) -> str:
     )
     for arm in r.confound_arms:
         name = arm.confound + (f" × {', '.join(arm.crossed_with)}" if arm.crossed_with else "")
-        out.append(f"### Arm `{name}`\n")
+        out.append(f"### Arm {md_code(name)}\n")
         out.append(f"- design: {arm.design}\n- stress case: {arm.stress}\n")
         if arm.outcome is not None:
             out.append(oc_table(arm.outcome))
@@ -142,7 +146,7 @@ def render_engine_report(r: Any) -> str:
 def render_registered_vs_extension(r: Any) -> str:
     reg, ext = r.registered, r.extension
     lines = [
-        f"# Registered vs extension — {r.construct.name}",
+        f"# Registered vs extension — {md_text(r.construct.name)}",
         "",
         "Two tracks, frozen apart. The registered track tests the registered claim at the "
         "registered threshold and alone decides when the run stops. The extension track runs the "
@@ -150,10 +154,10 @@ def render_registered_vs_extension(r: Any) -> str:
         "registered test**.",
         "",
         table(TRACK_HEADERS, [track_row(reg), track_row(ext)]),
-        f"- Registered claim: {reg.claim}",
+        f"- Registered claim: {md_text(reg.claim)}",
         f"- Registered verdict: **{reg.verdict}**"
         + (f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""),
-        f"- Extension claim (not the registered test): {ext.claim}",
+        f"- Extension claim (not the registered test): {md_text(ext.claim)}",
         f"- Extension verdict: **{ext.verdict}**"
         + (f" at root {ext.roots_at_verdict}" if ext.roots_at_verdict else ""),
     ]
@@ -161,11 +165,19 @@ def render_registered_vs_extension(r: Any) -> str:
 
 
 def render_cost_csv(r: Any) -> str:
-    rows = ["route,scenario,line,touches,touches_mcse,cost,cost_mcse,basis"]
+    rows = [("route", "scenario", "line", "touches", "touches_mcse", "cost", "cost_mcse", "basis")]
     for c in r.costs:
         rows.append(
-            f"{c.route},this run,{c.line},{float(c.touches.value):g},,"
-            f"{float(c.cost.value):.4f},,{c.touches.basis}"
+            (
+                c.route,
+                "this run",
+                c.line,
+                f"{float(c.touches.value):g}",
+                "",
+                f"{float(c.cost.value):.4f}",
+                "",
+                c.touches.basis,
+            )
         )
     for sc in r.power:
         for route in sc.routes:
@@ -176,10 +188,18 @@ def render_cost_csv(r: Any) -> str:
                 ("total", route.mean_touches, route.mean_cost),
             ):
                 rows.append(
-                    f"{label},{sc.scenario},{line},{float(t.value):.4f},{t.mcse:.4f},"
-                    f"{float(cost.value):.4f},{cost.mcse:.4f},simulated"
+                    (
+                        label,
+                        sc.scenario,
+                        line,
+                        f"{float(t.value):.4f}",
+                        f"{t.mcse:.4f}",
+                        f"{float(cost.value):.4f}",
+                        f"{cost.mcse:.4f}",
+                        "simulated",
+                    )
                 )
-    return "\n".join(rows) + "\n"
+    return csv_text(rows)
 
 
 def render_files(r: EngineResult) -> dict[str, str]:

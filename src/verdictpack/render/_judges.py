@@ -13,6 +13,8 @@ from verdictpack.render._markdown import (
     fmt_money,
     fmt_p,
     fmt_x,
+    md_code,
+    md_text,
     oc_table,
     render_results_json,
     scenario_heading,
@@ -23,7 +25,7 @@ from verdictpack.render._summary import summary_block, worlds_section
 
 def render_judges(r: Any) -> str:
     out = [
-        f"# verdictpack judges — {r.construct.name}",
+        f"# verdictpack judges — {md_text(r.construct.name)}",
         "",
         summary_block(r),
         construct_block(r.construct),
@@ -75,7 +77,7 @@ def render_judges(r: Any) -> str:
     )
     out.append(worlds_section(r.worlds))
     for c in r.compositions:
-        out.append(f"## Composition `{c.name}`\n")
+        out.append(f"## Composition {md_code(c.name)}\n")
         out.append(
             f"Nominal size {c.nominal_size} judges, latent correlation "
             f"{fmt_x(c.latent_correlation, 2)}, effective size {fmt_x(c.effective_size, 2)} "

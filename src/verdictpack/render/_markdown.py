@@ -27,6 +27,7 @@ __all__ = [
     "fmt_p",
     "fmt_x",
     "guarantees_table",
+    "md_code",
     "md_text",
     "oc_table",
     "render_results_json",
@@ -75,6 +76,17 @@ def md_text(value: Any) -> str:
     return _MD_SPECIAL.sub(lambda m: _MD_ESCAPED[m.group(0)], text)
 
 
+def md_code(value: Any) -> str:
+    """``value`` as an inline code span (between backticks), where raw HTML is inert; a name
+    holding a backtick or a line break (which would end the span early) is written instead as
+    :func:`md_text` with each backtick escaped (``\\```). Outside table cells only (a table
+    cell passes through :func:`md_text` as a whole)."""
+    text = str(value)
+    if "`" in text or _LINE_BREAKS.search(text):
+        return md_text(text).replace("`", "\\`")
+    return f"`{text}`"
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A pipe table; every header and cell passes through :func:`md_text` (user strings --
     judge names, ids, currencies -- reach a cell inert)."""
@@ -120,7 +132,8 @@ def fmt_fig(fig: Quantity | None, digits: int = 4) -> str:
 
 def construct_block(c: Any) -> str:
     lines = [
-        f"**Construct** {c.name} (version {c.version}) — {c.registered_claim}",
+        f"**Construct** {md_text(c.name)} (version {md_text(c.version)}) — "
+        f"{md_text(c.registered_claim)}",
         "",
         table(
             ["field", "value"],
@@ -235,7 +248,7 @@ def cost_table(sc: Any) -> str:
 
 def scenario_heading(sc: Any) -> str:
     return (
-        f"### Scenario `{sc.scenario}` — true h {fmt_x(sc.true_h)} "
+        f"### Scenario {md_code(sc.scenario)} — true h {fmt_x(sc.true_h)} "
         f"(model rate {fmt_p(sc.mu_model)}, human rate {fmt_p(sc.mu_human)}; effect "
         f"{'exists' if sc.effect_exists else 'absent'}; {sc.replicates} replicates)\n"
     )

@@ -17,6 +17,7 @@ from verdictpack.render._markdown import (
     fmt_fig,
     fmt_p,
     fmt_x,
+    md_text,
     render_results_json,
     table,
 )
@@ -33,7 +34,7 @@ def _region(lower: int | None, upper: int | None) -> str:
 
 
 def render_sizing(r: Any) -> str:
-    out = [f"# verdictpack sizing — {r.construct.name}", "", summary_block(r)]
+    out = [f"# verdictpack sizing — {md_text(r.construct.name)}", "", summary_block(r)]
     out.append(construct_block(r.construct))
     out.append("## Design points\n")
     out.append(
@@ -171,7 +172,8 @@ def _binomial_section(b_arms: list[Any]) -> list[str]:
         for a in b_arms:
             for s in a.sizes:
                 out.append(
-                    f"- {a.name}, {s.design}: the design uses the {s.design_uses}; "
+                    f"- {md_text(a.name)}, {md_text(s.design)}: the design uses the "
+                    f"{s.design_uses}; "
                     f"search horizon {s.search_horizon}."
                 )
         out.append("")

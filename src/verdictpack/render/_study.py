@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from verdictpack._cells import csv_text
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._study import StudyPrepared, StudyResult
 from verdictpack.kinds._study_live import StudyPlan
@@ -17,6 +18,7 @@ from verdictpack.render._markdown import (
     fmt_p,
     fmt_x,
     guarantees_table,
+    md_text,
     oc_table,
     table,
     track_row,
@@ -72,7 +74,7 @@ def _estimate_section(r: StudyResult) -> list[str]:
         "width has no guarantee).\n"
     )
     if e.warning is not None:
-        out.append(f"**Warning:** {e.warning}.\n")
+        out.append(f"**Warning:** {md_text(e.warning)}.\n")
     if e.roots_without_humans_unbounded:
         out.append(
             f"**Assumption:** {e.roots_without_humans_unbounded:,} of {c.roots_entered:,} roots "
@@ -90,7 +92,7 @@ def _estimate_section(r: StudyResult) -> list[str]:
 
 
 def render_study_report(r: StudyResult) -> str:
-    out = [f"# verdictpack study — {r.construct.name}", "", summary_block(r)]
+    out = [f"# verdictpack study — {md_text(r.construct.name)}", "", summary_block(r)]
     out.append(construct_block(r.construct))
     out.append("## Verdict\n")
     out.append(
@@ -155,6 +157,8 @@ def render_study_report(r: StudyResult) -> str:
             ],
         )
     )
+    if r.import_notes:
+        out.append("".join(f"- Note: {md_text(note)}\n" for note in r.import_notes))
     c = r.coverage
     out.append(
         table(
@@ -263,7 +267,7 @@ def render_study_report(r: StudyResult) -> str:
         f"{_opt(j.human_rate_design_effect, 2)}); latent correlation "
         f"{_opt(j.latent_correlation)}, effective panel size {_opt(j.effective_size, 2)}. "
         "Fitted panel (fitted_panel.json, a `panel` block for the sizing, verdict and battery "
-        f"kinds): {j.fitted_panel_note}.\n"
+        f"kinds): {md_text(j.fitted_panel_note)}.\n"
     )
     out.append("## Cost\n")
     out.append(
@@ -301,11 +305,6 @@ def render_files(r: StudyResult) -> dict[str, str]:
         "audit": data["audit"],
         "policy": data["policy"],
     }
-    costs = ["route,line,touches,cost,basis"]
-    costs += [
-        f"{c.route},{c.line},{int(c.touches.value)},{float(c.cost.value)!r},{c.cost.basis}"
-        for c in r.costs
-    ]
     return {
         "report.md": render_study_report(r),
         "results.json": dump_json(data),
@@ -317,8 +316,19 @@ def render_files(r: StudyResult) -> dict[str, str]:
         "validity_report.json": dump_json(validity),
         "judges.json": dump_json(data["judges_report"]),
         "fitted_panel.json": dump_json(fitted_panel_file(data["judges_report"])),
-        "cost_comparison.csv": "\n".join(costs) + "\n",
+        "cost_comparison.csv": render_cost_csv(r.costs),
     }
+
+
+def render_cost_csv(costs: Any) -> str:
+    """cost_comparison.csv: one row per cost line, every cell through :func:`csv_cell` and
+    quoted by the csv rules when it needs it."""
+    rows = [("route", "line", "touches", "cost", "basis")]
+    rows += [
+        (c.route, c.line, str(int(c.touches.value)), repr(float(c.cost.value)), c.cost.basis)
+        for c in costs
+    ]
+    return csv_text(rows)
 
 
 def fitted_panel_file(judges_report: dict[str, Any]) -> dict[str, Any]:
@@ -373,11 +383,12 @@ def render_validation(prep: StudyPrepared, config_name: str) -> str:
 def render_plan(plan: StudyPlan) -> str:
     """``verdictpack STUDY --plan``: the projected routes, spending nothing (all simulated)."""
     oc = plan.oc
-    out = [f"# verdictpack study plan — {plan.construct.name}", ""]
+    out = [f"# verdictpack study plan — {md_text(plan.construct.name)}", ""]
     out.append(
-        f"Simulated from {plan.sheets_source}, in the world they describe (true h "
+        f"Simulated from {md_text(plan.sheets_source)}, in the world they describe (true h "
         f"{fmt_x(oc.true_h)}: model rate {fmt_p(oc.mu_model)}, human rate {fmt_p(oc.mu_human)}, "
-        f"the humans' rate from {plan.human_rate_source}); {oc.replicates:,} replicates per "
+        f"the humans' rate from {md_text(plan.human_rate_source)}); {oc.replicates:,} "
+        "replicates per "
         "route. Nothing was sent to any endpoint. Each verdict is scored from that true h: "
         "EFFECT_SUPPORTED is right iff h ≥ the threshold "
         f"{fmt_x(plan.construct.governing_threshold_h)}, BELOW_PRACTICAL_THRESHOLD iff h is below "
@@ -391,7 +402,8 @@ def render_plan(plan: StudyPlan) -> str:
         f"{fmt_p(plan.human_coverage)} of them (the routes below assume humans on every root).\n"
     )
     out.append(
-        f"One cap for the whole plan: {plan.cap:,} roots ({plan.cap_reason}), in the sentence "
+        f"One cap for the whole plan: {plan.cap:,} roots ({md_text(plan.cap_reason)}), in the "
+        "sentence "
         "below and in every sequential route's table alike.\n"
     )
     w = plan.within_budget

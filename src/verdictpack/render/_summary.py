@@ -43,6 +43,8 @@ from verdictpack.render._markdown import (
     fmt_money,
     fmt_p,
     fmt_x,
+    md_code,
+    md_text,
     registered_for,
     route_label,
     table,
@@ -65,7 +67,7 @@ WORLDS_LISTED = 3  # departing worlds named in the summary line; the detail list
 
 def _currency(r: Any) -> str:
     cur = getattr(r, "currency", None)
-    return f" {cur}" if cur else " (currency not named)"
+    return f" {md_text(cur)}" if cur else " (currency not named)"
 
 
 def _fig(q: Any) -> str:
@@ -104,7 +106,8 @@ def _planning_line(
         return None
     e = _registered_route(sc, construction)
     return (
-        f"Planning: at true h {fmt_x(sc.true_h)} (scenario `{sc.scenario}`) this design reaches a "
+        f"Planning: at true h {fmt_x(sc.true_h)} (scenario {md_code(sc.scenario)}) this design "
+        "reaches a "
         f"verdict within the cap of {e.cap:,} roots {float(e.p_verdict_issued.value):.4f} of the "
         f"time (simulated, MC s.e. {e.p_verdict_issued.mcse:.4f}), EFFECT_SUPPORTED "
         f"{float(e.p_verdict['EFFECT_SUPPORTED'].value):.4f}; mean cost per run "
@@ -126,13 +129,13 @@ def _null_line(scenarios: Sequence[ScenarioOC], construction: str) -> str | None
     return (
         f"No effect: over the {len(nulls)} no-effect world(s) the registered {route_label(e)} "
         f"calls EFFECT_SUPPORTED at most {_fig(e.p_verdict['EFFECT_SUPPORTED'])} of the time, in "
-        f"scenario `{worst.scenario}` (true h {fmt_x(worst.true_h)})."
+        f"scenario {md_code(worst.scenario)} (true h {fmt_x(worst.true_h)})."
     )
 
 
 def _world_text(w: NamedWorld) -> str:
     named = f"≥ {fmt_x(w.named_h)}" if w.at_least else fmt_x(w.named_h)
-    return f"{w.where} at true h {fmt_x(w.true_h)} (named {named})"
+    return f"{md_text(w.where)} at true h {fmt_x(w.true_h)} (named {named})"
 
 
 def worlds_line(worlds: Sequence[NamedWorld]) -> str | None:
@@ -168,7 +171,7 @@ def _engine(r: EngineResult) -> tuple[str, ...]:
     simulated = r.evidence_source.startswith("simulated")
     if simulated:
         evidence = (
-            f"Evidence: {r.evidence_source}, a **simulated world** at true h "
+            f"Evidence: {md_text(r.evidence_source)}, a **simulated world** at true h "
             f"{fmt_x(r.truth_true_h)} (closed form; model rate {fmt_p(r.truth_mu_model)}, human "
             f"rate {fmt_p(r.truth_mu_human)})"
         )
@@ -176,7 +179,7 @@ def _engine(r: EngineResult) -> tuple[str, ...]:
             evidence += f": **not where its name says** (named h {fmt_x(truth.named_h)})"
         evidence += "."
     else:
-        evidence = f"Evidence: {r.evidence_source}."
+        evidence = f"Evidence: {md_text(r.evidence_source)}."
     total = next(c for c in r.costs if c.line == "total")
     cost = (
         f"Cost of this run: {fmt_money(total.cost)}{_currency(r)} for {fmt_count(total.touches)} "
@@ -235,8 +238,9 @@ def _study(r: StudyResult) -> tuple[str, ...]:
     return _lines(
         _verdict_line(r.registered, r.stop_reason),
         estimate_line(r),
-        f"Evidence: {r.evidence_source} — {r.roots_available:,} roots judged in the registered "
-        f"order ({r.root_order}); {r.roots_run:,} read to the registered verdict.",
+        f"Evidence: {md_text(r.evidence_source)} — {r.roots_available:,} roots judged in the "
+        f"registered order ({md_text(r.root_order)}); {r.roots_run:,} read to the registered "
+        "verdict.",
         cost,
         go,
     )
@@ -261,7 +265,7 @@ def _battery(r: BatteryResult) -> tuple[str, ...]:
     return _lines(
         f"**Battery, no verdict**: {len(r.scenarios)} scenario(s) × {r.replicates:,} replicates = "
         f"{r.sequential_runs:,} sequential runs of e-process ({r.construction}) capped at "
-        f"{r.cap_roots:,} roots, panel `{r.panel_name}` ({r.judges_per_root} judges).",
+        f"{r.cap_roots:,} roots, panel {md_code(r.panel_name)} ({r.judges_per_root} judges).",
         _planning_line(ocs, r.construct.governing_threshold_h, r.construction, r),
         _null_line(ocs, r.construction),
         f"Evidence: **simulated worlds only** (seed {r.seed}); no data, nothing spent.",
@@ -271,7 +275,7 @@ def _battery(r: BatteryResult) -> tuple[str, ...]:
 
 def _judges(r: JudgesResult) -> tuple[str, ...]:
     comps = r.compositions
-    sizes = ", ".join(f"`{c.name}` {c.nominal_size}" for c in comps)
+    sizes = ", ".join(f"{md_code(c.name)} {c.nominal_size}" for c in comps)
     best = max(comps, key=lambda c: float(c.effect_present.routes[0].p_correct.value))
     e = best.effect_present.routes[0]
     worst = max(comps, key=lambda c: float(c.effect_absent.routes[0].p_wrong.value))
@@ -279,10 +283,12 @@ def _judges(r: JudgesResult) -> tuple[str, ...]:
     return _lines(
         f"**Panels compared, no verdict**: {len(comps)} composition(s) ({sizes} judges), each "
         f"run to the e-process ({r.construction}) verdict capped at {r.cap_roots:,} roots.",
-        f"Effect present: most often right is `{best.name}`, P(correct verdict) {_fig(e.p_correct)}"
+        f"Effect present: most often right is {md_code(best.name)}, P(correct verdict) "
+        f"{_fig(e.p_correct)}"
         f" at true h {fmt_x(best.effect_present.true_h)}, mean cost per run "
         f"{fmt_money(e.mean_cost)}{_currency(r)}.",
-        f"Effect absent: the largest P(wrong verdict) is `{worst.name}`'s {_fig(w.p_wrong)}.",
+        f"Effect absent: the largest P(wrong verdict) is {md_code(worst.name)}'s "
+        f"{_fig(w.p_wrong)}.",
         f"Evidence: **simulated worlds only** ({len(comps)} composition(s) × 2 worlds × "
         f"{r.replicates:,} replicates, seed {r.seed}); no data, nothing spent.",
         worlds_line(r.worlds),
@@ -297,21 +303,24 @@ def _sizing(r: SizingResult) -> tuple[str, ...]:
         if s is None:
             continue
         if isinstance(a, TArmResult):
-            parts.append(f"`{a.name}` {fmt_count(s.n)} {a.unit} (power {fmt_p(s.power_at_n)})")
+            parts.append(
+                f"{md_code(a.name)} {fmt_count(s.n)} {a.unit} (power {fmt_p(s.power_at_n)})"
+            )
         elif isinstance(a, BinomialArmResult):
             stable = s.design_uses.startswith("stable")
             n, p = (s.stable_n, s.power_at_stable) if stable else (s.first_n, s.power_at_first)
-            parts.append(f"`{a.name}` {fmt_count(n)} {a.unit} (power {fmt_p(p)})")
+            parts.append(f"{md_code(a.name)} {fmt_count(n)} {a.unit} (power {fmt_p(p)})")
         elif isinstance(a, TwoProportionArmResult):
             parts.append(
-                f"`{a.name}` {fmt_count(s.n_per_group)} {a.unit} per group (power "
+                f"{md_code(a.name)} {fmt_count(s.n_per_group)} {a.unit} per group (power "
                 f"{fmt_p(s.power_at_n)})"
             )
     points = "; ".join(
-        f"`{p.name}` alpha {p.alpha:g} (two-sided), power {p.power:g}" for p in r.design_points
+        f"{md_code(p.name)} alpha {p.alpha:g} (two-sided), power {p.power:g}"
+        for p in r.design_points
     )
     return _lines(
-        f"**Sizes** at design point `{design}`: " + "; ".join(parts) + ".",
+        f"**Sizes** at design point {md_code(design)}: " + "; ".join(parts) + ".",
         f"Power: the design points are {points}; every arm and design is in the detail.",
         f"Evidence: none — exact and closed-form calculation, checked by simulation "
         f"({r.replicates:,} replicates, seed {r.seed}); no data.",

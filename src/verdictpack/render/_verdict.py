@@ -14,6 +14,7 @@ from verdictpack.render._markdown import (
     fmt_money,
     fmt_p,
     guarantees_table,
+    md_text,
     oc_table,
     render_results_json,
     scenario_heading,
@@ -24,7 +25,7 @@ from verdictpack.render._summary import summary_block, worlds_section
 
 def render_verdict(r: Any) -> str:
     out = [
-        f"# verdictpack verdict — {r.construct.name}",
+        f"# verdictpack verdict — {md_text(r.construct.name)}",
         "",
         summary_block(r),
         construct_block(r.construct),

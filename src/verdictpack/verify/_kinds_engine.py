@@ -4,6 +4,8 @@ written e-process, the hybrid h-interval, the factory and human-baseline blocks,
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import re
@@ -14,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from verdictpack._cells import csv_value
 from verdictpack.verify._findings import (
     _MAX_Z,
     _TOL_BOUND,
@@ -956,9 +959,11 @@ def _engine_costs(
 
 def _engine_csv(A: _Auditor, res: dict[str, Any], run: Path) -> None:
     path = run / "cost_comparison.csv"
-    text = path.read_text(encoding="utf-8").splitlines()
-    header = text[0].split(",")
-    rows = [dict(zip(header, line.split(","), strict=False)) for line in text[1:] if line]
+    text = path.read_text(encoding="utf-8")
+    rows = [
+        {k: csv_value(v) for k, v in rec.items() if isinstance(k, str) and isinstance(v, str)}
+        for rec in csv.DictReader(io.StringIO(text, newline=""))
+    ]
     lines = {x["line"]: x for x in res["costs"]}
     ocs = {oc["scenario"]: oc for oc in res["power"]}
     bad: list[str] = []

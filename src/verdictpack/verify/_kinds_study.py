@@ -650,8 +650,8 @@ def _study_costs(
     for i, (rec, ref) in enumerate(zip(recs, lines, strict=False), start=2):
         try:
             ok = (
-                rec["route"] == ref["route"]
-                and rec["line"] == ref["line"]
+                csv_value(rec["route"]) == ref["route"]
+                and csv_value(rec["line"]) == ref["line"]
                 and _printed_match(rec["touches"], float(_fv(ref["touches"])))
                 and float(rec["cost"]) == float(_fv(ref["cost"]))
             )

@@ -19,6 +19,10 @@ read read-only with the stdlib :mod:`sqlite3`, and
   M_i and H_i are rebuilt from the ledger's answers plus the file judgments and human judgments
   of ``report/judgments.csv`` (half units, an unknown answer or a missing cell 0 below and 2
   above); the registered verdict and the last run's stop are those of ``report/results.json``.
+* **the chain's anchor**: ``report/provenance.json`` ``$.settings.ledger_chain`` records the
+  chain's length and last link as the run that wrote the report left it; the ledger's chain
+  holds that link at that place (grown since: fine; shorter or different: rows were deleted
+  from its end with their links, or the chain was rewritten whole).
 """
 
 from __future__ import annotations
@@ -158,11 +162,52 @@ def audit_ledger(A: _Auditor, folder: Path, res: dict[str, Any]) -> None:
                 "the ledger was altered: its rows cannot be trusted",
             )
             return
+        _audit_anchor(A, db, folder / "report" / "provenance.json")
         _audit_evidence(A, db, folder / "report", res)
     except (sqlite3.Error, ValueError, KeyError, TypeError) as exc:
         A.true(str(path), "a readable ledger", False, "readable", f"{type(exc).__name__}: {exc}")
     finally:
         db.close()
+
+
+def _audit_anchor(A: _Auditor, db: sqlite3.Connection, path: Path) -> None:
+    """The chain's length and last link recorded outside the ledger, in the report's
+    provenance.json: the ledger's chain holds that link at that place (it may have grown since,
+    by a run killed after its report; never shrunk below it, never diverged from it)."""
+    where = "report/provenance.json $.settings.ledger_chain"
+    try:
+        prov = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        A.true(where, "a readable provenance.json", False, "JSON", f"{type(exc).__name__}")
+        return
+    settings = prov.get("settings") if isinstance(prov, dict) else None
+    held = settings.get("ledger_chain") if isinstance(settings, dict) else None
+    if held is None:
+        A.unverified(
+            where,
+            "the ledger's chain against the last link the report recorded",
+            "the report records none (written before reports recorded the ledger's chain)",
+        )
+        return
+    length = held.get("length") if isinstance(held, dict) else None
+    head = held.get("head") if isinstance(held, dict) else None
+    if type(length) is not int or length < 1 or not isinstance(head, str):
+        A.true(where, "the ledger chain's length and last link", False, "both", repr(held))
+        return
+    (links,) = db.execute("SELECT count(*) FROM chain").fetchone()
+    row = db.execute("SELECT link FROM chain WHERE seq = ?", (length - 1,)).fetchone()
+    found = (
+        f"{links:,} links (rows deleted from the ledger's end with their links)"
+        if links < length
+        else f"link {length - 1:,} {str(row[0] if row else None)[:16]}… (the chain rewritten)"
+    )
+    A.true(
+        "ledger.sqlite table chain",
+        f"the hash chain holds the last link {where} recorded, at its place (else {_ALTERED})",
+        links >= length and row is not None and row[0] == head,
+        f"at least {length:,} links, link {length - 1:,} {head[:16]}…",
+        found,
+    )
 
 
 def _close(a: float | None, b: float | None) -> bool:

@@ -24,6 +24,30 @@ from verdictpack.verify._rederive import _phi, _sheet_rate
 
 __all__ = ["WORLD_TOLERANCE", "_audit_summary", "_audit_worlds"]
 
+# The report's escaping of user strings (names, paths, currencies, sources), written again here
+# (verify never imports render/): a text has raw HTML neutralised ("<" as "&lt;" but for "<br>"),
+# "|" as "\\|", "&" as "&amp;" only before "lt;" or "amp;", line breaks as spaces; a name in an
+# inline code span is written between backticks as it is, unless it holds a backtick or a line
+# break: then as the escaped text with each backtick as "\\`". The summary's lines are compared
+# against these forms, so an unescaped name fails the check.
+_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x85\v\f]")
+_SPECIAL = re.compile(r"&(?=lt;|amp;)|<(?!br>)|\|")
+_ESCAPED = {"&": "&amp;", "<": "&lt;", "|": "\\|"}
+
+
+def _md(value: Any) -> str:
+    """``value`` as report.md writes a user string in its text."""
+    return _SPECIAL.sub(lambda m: _ESCAPED[m.group(0)], _BREAKS.sub(" ", str(value)))
+
+
+def _code(value: Any) -> str:
+    """``value`` as report.md writes a name in an inline code span."""
+    text = str(value)
+    if "`" in text or _BREAKS.search(text):
+        return _md(text).replace("`", "\\`")
+    return f"`{text}`"
+
+
 # the self-audit's own copy of the kinds' tolerance (kinds/_worlds.py WORLD_TOLERANCE_H)
 WORLD_TOLERANCE = 0.01
 MAX_LINES = 5
@@ -328,7 +352,7 @@ class _Summary:
         ):
             return
         assert oc is not None
-        self.words("Planning", "scenario", f"(scenario `{oc['scenario']}`)", line)
+        self.words("Planning", "scenario", f"(scenario {_code(oc['scenario'])})", line)
         e = self.route(oc)
         pv = e["p_verdict_issued"]
         self.nums(
@@ -351,7 +375,7 @@ class _Summary:
             return
         worst = max(nulls, key=lambda oc: _fv(self.route(oc)["p_verdict"]["EFFECT_SUPPORTED"]))
         f = self.route(worst)["p_verdict"]["EFFECT_SUPPORTED"]
-        self.words("No effect", "scenario", f"scenario `{worst['scenario']}`", line)
+        self.words("No effect", "scenario", f"scenario {_code(worst['scenario'])}", line)
         self.nums("No effect", line, [len(nulls), f, f["mcse"], worst["true_h"]])
 
     def worlds(self, line: str) -> None:
@@ -362,7 +386,7 @@ class _Summary:
             off = [w for w in worlds if w["departs"]]
         exp: list[Any] = [len(off), len(worlds), WORLD_TOLERANCE]
         for w in off[:3]:
-            self.words("Simulated worlds", "world", w["where"], line)
+            self.words("Simulated worlds", "world", _md(w["where"]), line)
             exp += [w["true_h"], w["named_h"]]
         if len(off) > 3:
             exp.append(len(off) - 3)
@@ -416,7 +440,7 @@ class _Summary:
             elif line.startswith("Simulated worlds:"):
                 self.worlds(line)
             elif line.startswith("Evidence:") and kind == "engine":
-                self.words("Evidence", "source", res["evidence_source"], line)
+                self.words("Evidence", "source", _md(res["evidence_source"]), line)
                 if str(res["evidence_source"]).startswith("simulated"):
                     truth = next(
                         (w for w in worlds if w["where"].startswith("the proof run's world")), None
@@ -424,7 +448,7 @@ class _Summary:
                     exp = [res["truth_true_h"], res["truth_mu_model"], res["truth_mu_human"]]
                     if truth and truth["departs"]:
                         exp.append(truth["named_h"])
-                    self.nums("Evidence", line.replace(res["evidence_source"], ""), exp)
+                    self.nums("Evidence", line.replace(_md(res["evidence_source"]), ""), exp)
                     A.eq(
                         f"{self.file} › summary › 'Evidence' line",
                         "says the proof run's world is not where its name says exactly when so",
@@ -451,10 +475,12 @@ class _Summary:
                     "label probabilities point elsewhere" in line,
                 )
             elif line.startswith("Evidence:") and kind == "study":
-                self.words("Evidence", "source", res["evidence_source"], line)
+                self.words("Evidence", "source", _md(res["evidence_source"]), line)
                 self.nums(
                     "Evidence",
-                    line.replace(res["evidence_source"], "").replace(res["root_order"], ""),
+                    line.replace(_md(res["evidence_source"]), "").replace(
+                        _md(res["root_order"]), ""
+                    ),
                     [res["roots_available"], res["roots_run"]],
                 )
             elif line.startswith("Cost of this run:") and kind == "engine":
@@ -470,7 +496,7 @@ class _Summary:
                     for c in res["costs"]
                     if c["route"] == "to the registered verdict" and c["line"] == "total"
                 )
-                self.words("Cost", "currency", str(res.get("currency")), line)
+                self.words("Cost", "currency", _md(res.get("currency")), line)
                 self.nums("Cost", line, [total["cost"], total["touches"]])
             elif not self.design_line(line):
                 unmapped.append(line.split(":")[0].strip("*"))
@@ -502,7 +528,7 @@ class _Summary:
             )
         elif kind == "battery" and line.startswith("**Battery, no verdict**:"):
             self.words("Battery", "construction", f"e-process ({res['construction']})", line)
-            self.words("Battery", "panel", f"panel `{res['panel_name']}`", line)
+            self.words("Battery", "panel", f"panel {_code(res['panel_name'])}", line)
             self.nums(
                 "Battery",
                 line,
@@ -518,7 +544,10 @@ class _Summary:
             comps = res["compositions"]
             for c in comps:
                 self.words(
-                    "Panels compared", "composition", f"`{c['name']}` {c['nominal_size']}", line
+                    "Panels compared",
+                    "composition",
+                    f"{_code(c['name'])} {c['nominal_size']}",
+                    line,
                 )
             self.nums(
                 "Panels compared",
@@ -531,7 +560,7 @@ class _Summary:
                 key=lambda c: _fv(c["effect_present"]["routes"][0]["p_correct"]),
             )
             e = best["effect_present"]["routes"][0]
-            self.words("Effect present", "composition", f"`{best['name']}`", line)
+            self.words("Effect present", "composition", _code(best["name"]), line)
             self.nums(
                 "Effect present",
                 line,
@@ -547,7 +576,7 @@ class _Summary:
                 res["compositions"], key=lambda c: _fv(c["effect_absent"]["routes"][0]["p_wrong"])
             )
             e = worst["effect_absent"]["routes"][0]
-            self.words("Effect absent", "composition", f"`{worst['name']}`", line)
+            self.words("Effect absent", "composition", _code(worst["name"]), line)
             self.nums("Effect absent", line, [e["p_wrong"], e["p_wrong"]["mcse"]])
         elif kind in ("verdict", "battery", "judges") and line.startswith(
             "Evidence: **simulated worlds only**"
@@ -584,7 +613,7 @@ class _Summary:
             s = next((x for x in a["sizes"] if x["design"] == design), None)
             if s is None:
                 continue
-            self.words("Sizes", "arm", f"`{a['name']}`", line)
+            self.words("Sizes", "arm", _code(a["name"]), line)
             if "n" in s:
                 exp += [s["n"], s["power_at_n"]]
             elif "n_per_group" in s:

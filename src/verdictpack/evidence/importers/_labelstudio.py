@@ -11,7 +11,10 @@ The export is a JSON list of tasks::
 Two controls are read: ``pairwise`` (``value.selected`` is ``left`` or ``right``) and ``choices``
 (``value.choices`` is a one-label list mapped through ``value_map`` to left/right/tie/invalid).
 ``left`` is the side shown first. A skipped/cancelled annotation (``was_cancelled: true``)
-becomes an ``invalid`` judgment: counted, never dropped. JSONL (one task a line) is read too.
+becomes an ``invalid`` judgment: counted, never dropped. A task without annotations gives no
+judgment and is counted in the result's notes; an export none of whose tasks carries an
+annotation (exported before anyone annotated) is refused at ``$``. JSONL (one task a line) is
+read too.
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ def read_labelstudio(
     defects = Defects(display_name(path, display))
     judgments: list[Judgment] = []
     controls: set[str] = set()  # every from_name of every annotation's results
+    tasks = unannotated = 0  # tasks whose annotations were read; those with none
     for base, task in load_json_records(path, defects, data):
         if not isinstance(task, Mapping):
             defects.add(base, type(task).__name__, "a task object")
@@ -106,6 +110,8 @@ def read_labelstudio(
         if not isinstance(annotations, list):
             defects.add(at(base, ".annotations"), annotations, "a list of annotations")
             continue
+        tasks += 1
+        unannotated += not annotations
         for j, annotation in enumerate(annotations):
             place = at(base, f".annotations[{j}]")
             result = annotation.get("result") if isinstance(annotation, Mapping) else None
@@ -120,12 +126,21 @@ def read_labelstudio(
             )
             if judgment is not None:
                 judgments.append(Judgment(**{**judgment, "origin": Origin(defects.file, place)}))
+    notes: list[str] = []
+    if tasks and unannotated == tasks:  # an export taken before anyone annotated: refused
+        defects.add(
+            "$",
+            f"{tasks} tasks, none with an annotation",
+            "at least one annotated task (every human judgment would be lost)",
+        )
+    elif unannotated:
+        notes.append(f"{unannotated} of {tasks} tasks have no annotation and give no judgment")
     found = defects.result()
     if controls and control not in controls:  # named first: each annotation's defect follows
         names = ", ".join(sorted(controls))
         expected = f"a control of the export (controls it holds: {names})"
         found = (Defect(defects.file, "$", control, expected), *found)
-    return ImportResult.from_judgments(judgments, found)
+    return ImportResult.from_judgments(judgments, found, notes)
 
 
 def _annotation(
