@@ -529,6 +529,9 @@ def study_config(judgment_files: list[dict[str, Any]]) -> dict[str, Any]:
             ],
         },
         "humans": {"cost_per_judgment": 0.4},
+        # how many more roots would settle it: within 5,000 more (the default 20,000 is far
+        # beyond any study these examples stand for, and the tail replicates would run to it)
+        "planning": {"max_extra_roots": 5000},
         "data": {
             "stimuli": {
                 "path": f"{SHARED}/pairs.jsonl",

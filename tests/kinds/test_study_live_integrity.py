@@ -168,23 +168,23 @@ def test_a_corrupted_ledger_exits_2_naming_the_file(
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_a_kill_at_every_step_of_the_start_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("step", LIVE_CRASH_STEPS)
+def test_a_kill_at_a_step_of_the_start_resumes(tmp_path: Path, step: str) -> None:
     probe = _study(tmp_path / "probe", "http://127.0.0.1:9/v1")
     with serve(server_config(probe)) as url:
         study = _study(tmp_path / "run", url)
-        for step in LIVE_CRASH_STEPS:
-            out = tmp_path / f"out-{step}"
-            env = {**os.environ, "VERDICTPACK_TEST_CRASH_AT": step}
-            command = [sys.executable, "-m", "verdictpack", str(study), "--out", str(out)]
-            command.append("--quiet")
-            killed = subprocess.run(command, env=env, capture_output=True, timeout=120)
-            assert killed.returncode == -signal.SIGKILL, (step, killed.stderr[-500:])
-            env.pop("VERDICTPACK_TEST_CRASH_AT")
-            again = subprocess.run(command, env=env, capture_output=True, timeout=120)
-            assert again.returncode == 0, (step, again.stderr.decode()[-800:])
-            names = {p.name for p in out.iterdir()}
-            assert names == {LIVE_MARKER, LIVE_LOCK, "ledger.sqlite", "report"}, (step, names)
-            assert (out / "report" / "verdict.json").is_file()
+        out = tmp_path / f"out-{step}"
+        env = {**os.environ, "VERDICTPACK_TEST_CRASH_AT": step}
+        command = [sys.executable, "-m", "verdictpack", str(study), "--out", str(out)]
+        command.append("--quiet")
+        killed = subprocess.run(command, env=env, capture_output=True, timeout=120)
+        assert killed.returncode == -signal.SIGKILL, (step, killed.stderr[-500:])
+        env.pop("VERDICTPACK_TEST_CRASH_AT")
+        again = subprocess.run(command, env=env, capture_output=True, timeout=120)
+        assert again.returncode == 0, (step, again.stderr.decode()[-800:])
+        names = {p.name for p in out.iterdir()}
+        assert names == {LIVE_MARKER, LIVE_LOCK, "ledger.sqlite", "report"}, (step, names)
+        assert (out / "report" / "verdict.json").is_file()
 
 
 def test_a_stranger_beside_the_lock_is_never_touched(tmp_path: Path) -> None:

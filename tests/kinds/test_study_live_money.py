@@ -198,7 +198,7 @@ def _kill_loop(tmp_path: Path, roots: int, kills: int, seed: int) -> None:
 def test_killed_and_resumed_never_spends_below_the_bill_nor_rebuys_more_than_in_flight(
     tmp_path: Path,
 ) -> None:
-    _kill_loop(tmp_path, roots=40, kills=3, seed=20260422)
+    _kill_loop(tmp_path, roots=40, kills=2, seed=20260422)
 
 
 def test_killed_and_resumed_many_times_never_spends_below_the_bill(tmp_path: Path) -> None:

@@ -83,20 +83,20 @@ class _Bounded:
     ) -> None:
         self.low.update(m_idx[0], h_idx[1], present & active, active)
         self.high.update(m_idx[1], h_idx[0], present & active, active)
+        at = np.flatnonzero(active & ~self.frozen)  # the interval moves only where a root came
+        if at.size == 0:
+            return
         lo, hi = self.low, self.high
+        ends = (lo.model.lower[at], hi.model.upper[at], hi.human.lower[at], lo.human.upper[at])
         dl, du = lo.diff_lower, hi.diff_upper
         if dl is None or du is None:
-            a, b, empty = corners_h_interval(
-                lo.model.lower, hi.model.upper, hi.human.lower, lo.human.upper
-            )
+            a, b, empty = corners_h_interval(*ends)
         else:
-            a, b, empty = hybrid_h_interval(
-                lo.model.lower, hi.model.upper, hi.human.lower, lo.human.upper, dl, du
-            )
-        self.frozen |= empty
-        keep = ~self.frozen
-        self.h_lo[keep] = a[keep]
-        self.h_hi[keep] = b[keep]
+            a, b, empty = hybrid_h_interval(*ends, dl[at], du[at])
+        self.frozen[at] |= empty
+        keep = at[~empty]
+        self.h_lo[keep] = a[~empty]
+        self.h_hi[keep] = b[~empty]
 
     def verdict_codes(self) -> NDArray[np.int8]:
         return classify_codes(self.h_lo.copy(), self.h_hi.copy(), self.threshold)
