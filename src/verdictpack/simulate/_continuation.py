@@ -206,46 +206,40 @@ def roots_to_go(
         def draw_rows(block: int) -> NDArray[np.intp]:
             return np.take_along_axis(world, rng.integers(0, n_obs, size=(r, block)), axis=1)
 
-        decided_at, codes = _continue(_bounded_blocks(pair, draw_rows, m_idx, h_idx, has_h), r, cap)
-        return _summary(
-            decided_at,
-            codes,
-            cap,
-            roots_observed=n_obs,
-            human_rate=float(rate),
-            human_coverage=float(human_coverage),
-            humans_per_root=n_h,
-            method=how,
-        )
-    bt = BatchHTracker(r, construction, alpha, spec, threshold, ms, hs)
-    zeros = np.zeros(r, np.int64)
-    for mi, hi, present in zip(m_idx[0].tolist(), h_idx[0].tolist(), has_h.tolist(), strict=True):
-        mv = zeros.copy()
-        mv[0] = mi
-        hv = zeros.copy()
-        hv[0] = hi
-        bt.update(mv, hv, first & present, first)
-    bt.spread_first()
-    draw: _Draw
-    if how == "bootstrap":
-        # each replicate's world: a resample of the observed rows, drawn before any root
-        world = rng.integers(0, n_obs, size=(r, n_obs))
-
-        def draw(block: int) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]:
-            rows = np.take_along_axis(world, rng.integers(0, n_obs, size=(r, block)), axis=1)
-            return m_idx[0][rows], h_idx[0][rows], has_h[rows]
-
+        block_of = _bounded_blocks(pair, draw_rows, m_idx, h_idx, has_h)
     else:
-        m_sim_idx = np.searchsorted(ms, m_grid)
-        h_sim_idx = np.searchsorted(hs, h_grid)
-        scenario = TruthScenario(name="fitted sheets", effect_scale=effect_scale)
+        bt = BatchHTracker(r, construction, alpha, spec, threshold, ms, hs)
+        zeros = np.zeros(r, np.int64)
+        for mi, hi, present in zip(
+            m_idx[0].tolist(), h_idx[0].tolist(), has_h.tolist(), strict=True
+        ):
+            mv = zeros.copy()
+            mv[0] = mi
+            hv = zeros.copy()
+            hv[0] = hi
+            bt.update(mv, hv, first & present, first)
+        bt.spread_first()
+        draw: _Draw
+        if how == "bootstrap":
+            # each replicate's world: a resample of the observed rows, drawn before any root
+            world = rng.integers(0, n_obs, size=(r, n_obs))
 
-        def draw(block: int) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]:
-            mc, hc = simulate_panel(panel, scenario, rate, n_h, block, r, rng)
-            present = rng.random((r, block)) < human_coverage
-            return m_sim_idx[mc], h_sim_idx[hc], present
+            def draw(block: int) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]:
+                rows = np.take_along_axis(world, rng.integers(0, n_obs, size=(r, block)), axis=1)
+                return m_idx[0][rows], h_idx[0][rows], has_h[rows]
 
-    decided_at, codes = _continue(_tracker_blocks(bt, draw), r, cap)
+        else:
+            m_sim_idx = np.searchsorted(ms, m_grid)
+            h_sim_idx = np.searchsorted(hs, h_grid)
+            scenario = TruthScenario(name="fitted sheets", effect_scale=effect_scale)
+
+            def draw(block: int) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]:
+                mc, hc = simulate_panel(panel, scenario, rate, n_h, block, r, rng)
+                present = rng.random((r, block)) < human_coverage
+                return m_sim_idx[mc], h_sim_idx[hc], present
+
+        block_of = _tracker_blocks(bt, draw)
+    decided_at, codes = _continue(block_of, r, cap)
     return _summary(
         decided_at,
         codes,
