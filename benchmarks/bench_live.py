@@ -63,7 +63,7 @@ from common import machine, report
 from oai_server import ServerConfig, Sheet, serve
 
 from verdictpack.core._mixture import MixtureSpec
-from verdictpack.core._tracks import TrackRun
+from verdictpack.core._tracks import TrackRun, TrackSettings
 from verdictpack.evidence._ledger import LEDGER_FILENAME, Ledger, canonical_json
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
@@ -121,7 +121,7 @@ def make_judge(name: str, base_url: str, concurrency: int) -> LiveJudge:
 
 
 def make_tracks() -> TrackRun:
-    return TrackRun("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS)
+    return TrackRun(TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS))
 
 
 def root_value(i: int, cells: Mapping[tuple[str, str, int], tuple[str, float | None]]) -> float:

@@ -5,17 +5,19 @@ Workloads (fixed, generated into a temporary folder before measuring):
 * a valid judges config of about ``--config-mb`` MB (the judges example, one composition of as
   many distinct judges as it takes: many small objects, the worst case per byte), written
   indented as the examples are and compact; measured: ``load_source`` (read and decode
-  strictly) and ``load_source`` + ``parse_config`` (what ``verdictpack validate`` does for a
-  judges config: the schema and the cross rules too);
+  strictly), ``load_source`` + ``parse_config`` (the schema and the cross rules too) and
+  ``validate``: the command ``verdictpack validate`` itself, in process;
 * the canonical judgment table of ``bench_table.py`` with ``--roots`` roots (91,000: 1,001,000
-  rows), as CSV and as JSONL (one object a line, every value a string); measured: ``read_table``.
+  rows), as CSV and as JSONL (one object a line, every value a string); measured: ``read_table``
+  (and, with ``--pyarrow``, ``read_table`` of the CSV with pyarrow reading its columns, as
+  ``bench_table.py --pyarrow`` times it). ``--config-mb 0`` measures the tables only.
 
 Each measurement runs in its own interpreter (``--child``, importing only what it measures)
 and reports its peak RSS (VmHWM: the number to hold under a budget), the RSS once the
 modules are imported (the base), their difference (what the read cost) and that difference per
 byte of the file. Medians over ``--repeats`` runs.
 
-Usage: python benchmarks/bench_memory.py [--repeats 3] [--config-mb 10] [--roots 91000]
+Usage: python benchmarks/bench_memory.py [--repeats 3] [--config-mb 10] [--roots 91000] [--pyarrow]
 """
 
 from __future__ import annotations
@@ -64,8 +66,16 @@ def _status_kb(field: str) -> int:
 
 def child(what: str, path: Path) -> None:
     """Measure one read in this (fresh) process, only its own modules imported; print JSON."""
-    if what == "table":
+    if what.startswith("table"):
+        from verdictpack.evidence import _table
         from verdictpack.evidence._table import read_table
+
+        if what == "table-pyarrow":
+            from bench_table import pyarrow_columns
+
+            _table._read_csv = pyarrow_columns  # type: ignore[assignment]
+    elif what == "validate":
+        from verdictpack._cli import main as cli
     else:
         from verdictpack.config._compiler import load_source, parse_config
 
@@ -80,6 +90,15 @@ def child(what: str, path: Path) -> None:
         load_source(path)
     elif what == "parse":
         parse_config(load_source(path), layer.model, layer.rules)
+    elif what == "validate":
+        with open(os.devnull, "w") as sink:
+            saved, sys.stdout = sys.stdout, sink
+            try:
+                code = cli(["validate", str(path)])
+            finally:
+                sys.stdout = saved
+        if code != 0:
+            raise SystemExit(f"validate exited {code}")
     else:
         result = read_table(path)
         if result.defects:
@@ -105,7 +124,7 @@ def measure(what: str, path: Path, repeats: int) -> None:
     cost = statistics.median((r["peak_kb"] - r["base_kb"]) * 1024 for r in runs)
     seconds = statistics.median(r["seconds"] for r in runs)
     print(
-        f"{what:>5} {path.name:<22} {size / 1e6:7.1f} MB: peak RSS {peak / 1e6:7.0f} MB, "
+        f"{what:>8} {path.name:<22} {size / 1e6:7.1f} MB: peak RSS {peak / 1e6:7.0f} MB, "
         f"read cost {cost / 1e6:6.0f} MB = {cost / size:5.1f} x the file, "
         f"{seconds:5.1f} s (medians of {repeats})"
     )
@@ -116,6 +135,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--config-mb", type=float, default=10.0)
     ap.add_argument("--roots", type=int, default=91_000)
+    ap.add_argument("--pyarrow", action="store_true", help="pyarrow reading the CSV as well")
     ap.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -127,16 +147,20 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for name, indent in (("judges-indented.json", 2), ("judges-compact.json", None)):
+        configs = (("judges-indented.json", 2), ("judges-compact.json", None))
+        for name, indent in configs if args.config_mb > 0 else ():
             path = folder / name
             write_config(path, args.config_mb, indent)
             measure("load", path, args.repeats)
             measure("parse", path, args.repeats)
+            measure("validate", path, args.repeats)
         table = folder / "judgments.csv"
         rows = write_csv(table, args.roots)
         write_jsonl(table, folder / "judgments.jsonl")
         print(f"judgment table: {rows:,} rows")
         measure("table", table, args.repeats)
+        if args.pyarrow:
+            measure("table-pyarrow", table, args.repeats)
         measure("table", folder / "judgments.jsonl", args.repeats)
 
 

@@ -186,10 +186,10 @@ def write_study(folder: Path, roots: int, seed: int = 14) -> dict[str, int]:
 
 # (module, function, inside load_study) timed by --stages, in the order the study runs them
 STAGES = (
-    ("verdictpack.kinds._study", "read_pairs", True),
-    ("verdictpack.kinds._study", "read_judgment_file", True),
-    ("verdictpack.kinds._study", "read_readings", True),
-    ("verdictpack.kinds._study", "check_study_table", True),
+    ("verdictpack.evidence._files", "read_pairs", True),
+    ("verdictpack.evidence._files", "read_judgment_file", True),
+    ("verdictpack.evidence._files", "read_readings", True),
+    ("verdictpack.evidence._files", "check_study_table", True),
     ("verdictpack.kinds._study", "load_study", False),
     # the gates run in a forked child while the judgments are read (0 here, unless
     # VERDICTPACK_NO_FORK is set or no child could be forked)
@@ -198,7 +198,7 @@ STAGES = (
     ("verdictpack.kinds._study", "root_values", False),
     ("verdictpack.kinds._study", "TrackTrace", False),
     ("verdictpack.kinds._study", "_evidence_trail", False),
-    ("verdictpack.kinds._study", "_judges_report", False),
+    ("verdictpack.kinds._study", "judges_report", False),
     ("verdictpack.kinds._study", "_costs", False),
     ("verdictpack.render", "render", False),
 )

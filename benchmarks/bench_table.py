@@ -9,10 +9,12 @@ to a temporary folder before timing. Timed, each the median of ``--repeats`` run
   table), and the ratio of the two medians (the acceptance asks for at most 4x);
 * for information: ``sorted_by`` a shuffled registered order and ``to_csv_bytes``.
 
-Files without quote characters are split by ``str.split`` (exactly what ``csv.reader`` would
-give); ``--quoted`` puts a quoted field in 1% of the roots so the ``csv`` module path is timed.
+``--quoted`` puts a quoted field (with a comma) in 1% of the roots. ``--pyarrow`` (pyarrow
+importable, e.g. on ``PYTHONPATH``) also times pyarrow's CSV reader alone and ``read_table`` with
+pyarrow reading the columns in place of the csv module, every check after it the same (the
+measured alternative; its table must equal the csv module's).
 
-Usage: python benchmarks/bench_table.py [--repeats 3] [--roots 100000] [--quoted]
+Usage: python benchmarks/bench_table.py [--repeats 3] [--roots 100000] [--quoted] [--pyarrow]
 """
 
 from __future__ import annotations
@@ -22,13 +24,17 @@ import csv
 import statistics
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, report, time_call
 
+from verdictpack.evidence import _table
 from verdictpack.evidence._table import CANONICAL_COLUMNS, read_table
 
 
@@ -66,6 +72,30 @@ def csv_only(path: Path) -> None:
             pass
 
 
+def pyarrow_columns(handle: Any, name: str, needed: Sequence[str], required: Any) -> Any:
+    """``_table._read_csv``'s result, read by pyarrow: for this comparison only (pyarrow gives
+    no row's line, so each row is taken as one line; no header or row checks)."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
+    convert = pacsv.ConvertOptions(
+        column_types=dict.fromkeys(needed, pa.string()),
+        include_columns=list(needed),
+        include_missing_columns=True,
+        strings_can_be_null=False,
+    )
+    parse = pacsv.ParseOptions(newlines_in_values=True)
+    data = pa.py_buffer(handle.buffer.read())
+    table = pacsv.read_csv(data, parse_options=parse, convert_options=convert)
+    columns = {}
+    for c in needed:
+        if table.column(c).null_count == 0:  # a column the file has
+            coded = table.column(c).combine_chunks().dictionary_encode()  # one string per value
+            pool = coded.dictionary.to_pylist()
+            columns[c] = list(map(pool.__getitem__, coded.indices.to_numpy().tolist()))
+    return columns, np.arange(2, table.num_rows + 2, dtype=np.int64), []
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
@@ -75,6 +105,7 @@ def main() -> None:
         action="store_true",
         help="give 1%% of the roots' model rows a raw text with a comma (quoted: csv-module path)",
     )
+    ap.add_argument("--pyarrow", action="store_true", help="time pyarrow's reader as well")
     args = ap.parse_args()
     print(machine())
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,6 +121,17 @@ def main() -> None:
         result = read_table(path)
         if result.defects or len(result.table) != rows:
             raise SystemExit(f"unexpected: {len(result.table)} rows, {result.defects[:3]}")
+        if args.pyarrow:
+            from pyarrow import csv as pacsv
+
+            t_pa = time_call(lambda: pacsv.read_csv(path), args.repeats)
+            report("pyarrow.csv.read_csv only", t_pa)
+            with mock.patch.object(_table, "_read_csv", pyarrow_columns):
+                t_both = time_call(lambda: read_table(path), args.repeats)
+                same = read_table(path).table.to_csv_bytes() == result.table.to_csv_bytes()
+            report("read_table, pyarrow reading", t_both)
+            ratio = statistics.median(t_read) / statistics.median(t_both)
+            print(f"csv module / pyarrow: {ratio:.2f}x; same table: {same}")
         order = list(result.table.roots)
         np.random.default_rng(1).shuffle(order)
         report("sorted_by", time_call(lambda: result.table.sorted_by(order), args.repeats))

@@ -2,9 +2,9 @@
 
 Every hazard is tried with ``--force`` through the CLI (in-process) on copies of the sizing
 example; each must exit 2 and leave every file byte-identical. Runs that really compute use the
-sizing example reduced to 1,000 replicates (the smallest allowed). The crash test runs
-``python -m verdictpack`` in subprocesses that SIGKILL themselves at every named step
-(``VERDICTPACK_TEST_CRASH_AT``) and checks that the old or the new folder is there whole.
+sizing example reduced to 1,000 replicates (the smallest allowed). The crash tests run the CLI
+under ``tests/kill_driver.py``, which watches the filesystem calls from outside and SIGKILLs the
+run after each one that changes the disk, and check that the old or the new folder is there whole.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -28,10 +29,7 @@ from verdictpack import _output
 from verdictpack._cli import main, run_config
 from verdictpack._errors import OutputError
 from verdictpack._output import (
-    CRASH_ENV,
     MARKER,
-    NO_EXCHANGE_ENV,
-    crash_steps,
     lock_path,
     marker_bytes,
     read_marker,
@@ -437,118 +435,142 @@ def test_leftovers_of_ours_are_cleaned_and_others_never_touched(tmp_path: Path) 
 
 
 # ----------------------------------------------------------------------------------------------
-# SIGKILL at every step
+# SIGKILL at every filesystem call (tests/kill_driver.py: the calls watched from outside)
 # ----------------------------------------------------------------------------------------------
 
-
-def _case(root: Path, *, old: bool) -> tuple[Path, Path, dict[str, bytes]]:
-    """A case folder: the config (seed 2), and ``out`` written earlier with seed 1."""
-    cfg = _small_config(root / "cfg.json", seed=1)
-    out = root / "out"
-    if old:
-        assert main([str(cfg), "--out", str(out), "--quiet"]) == 0
-    before = _snapshot(out) if old else {}
-    _small_config(cfg, seed=2)
-    return cfg, out, before
+DRIVER = Path(__file__).parent / "kill_driver.py"
+# scenario: (an earlier folder to replace, the exchange refused as a kernel without it would)
+SCENARIOS = {"exchange": (True, False), "fallback": (True, True), "fresh": (False, False)}
 
 
-# One driver process imports verdictpack once and forks a child per case, which runs the CLI's
-# main() with the crash hook set and SIGKILLs itself at its step (a fresh `python -m verdictpack`
-# per step would cost a second of imports each; a few of those run in the test after this one).
-_DRIVER = f"""
-import json, os, sys
-from verdictpack._cli import main, run_config
-cases = json.loads(sys.stdin.read())
-run_config(os.path.join(cases[0][0], "cfg.json"))  # imports every module before the forks
-codes = []
-for cwd, step, exchange in cases:
-    pid = os.fork()
-    if pid == 0:
-        os.chdir(cwd)
-        os.environ[{CRASH_ENV!r}] = step
-        os.environ.pop({NO_EXCHANGE_ENV!r}, None)
-        if not exchange:
-            os.environ[{NO_EXCHANGE_ENV!r}] = "1"
-        os._exit(main(["cfg.json", "--out", "out", "--force", "--quiet"]))
-    _, status = os.waitpid(pid, 0)
-    codes.append(-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
-print(json.dumps(codes))
-"""
+def _prepared(case: Path, template: Path, scenario: str, kill: int) -> dict:
+    """A case folder: the config (seed 2) and, but for a fresh start, ``out`` written earlier
+    with seed 1 (a copy of the template's); the driver's case for it."""
+    earlier, no_exchange = SCENARIOS[scenario]
+    if earlier:
+        shutil.copytree(template, case, symlinks=True)
+    else:
+        case.mkdir()
+        shutil.copy(template / "cfg.json", case / "cfg.json")
+    trace = case.parent / f"{case.name}.trace"
+    return {
+        "cwd": str(case),
+        "args": ["cfg.json", "--out", "out", "--force", "--quiet"],
+        "watch": [f"{case}/*"],
+        "kill": kill,
+        "trace": str(trace) if kill == 0 else None,
+        "no_exchange": no_exchange,
+    }
 
 
-def _killed_console_run(cfg: Path, step: str, exchange: bool) -> int:
-    env = {**os.environ, CRASH_ENV: step}
-    env.pop(NO_EXCHANGE_ENV, None)
-    if not exchange:
-        env[NO_EXCHANGE_ENV] = "1"
-    cmd = [sys.executable, "-m", "verdictpack", "cfg.json", "--out", "out", "--force", "--quiet"]
-    proc = subprocess.run(
-        cmd, cwd=cfg.parent, env=env, capture_output=True, text=True, timeout=120, check=False
+def _drive(cases: list[dict], *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(DRIVER), *flags],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
-    return proc.returncode
 
 
-def _after_the_kill(step: str, exch: bool, cfg: Path, out: Path, before: dict, capsys) -> None:
-    """The old or the new folder is there whole; the next run cleans up and succeeds."""
-    where = f"step {step} (exchange={exch}, earlier folder={bool(before)})"
-    order = crash_steps(OUTPUT_FILES, OUTPUT_FILES if before else 0, exchange=exch)
-    if step == "between-renames":
-        assert not out.exists(), where
-        (old_copy,) = cfg.parent.glob(".out.old-*")
-        assert _snapshot(old_copy) == before, where  # the old one, whole, beside DIR
+@pytest.fixture(scope="module")
+def clean_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, list]]:
+    """The template (an earlier folder, seed 1, and the config, seed 2) and each scenario's
+    clean run traced: the filesystem calls that change the disk, in order."""
+    root = tmp_path_factory.mktemp("kills")
+    template = root / "template"
+    cfg = _small_config(template / "cfg.json", seed=1)
+    assert main([str(cfg), "--out", str(template / "out"), "--quiet"]) == 0
+    _small_config(cfg, seed=2)
+    cases = [_prepared(root / f"clean-{name}", template, name, kill=0) for name in SCENARIOS]
+    done = _drive(cases)
+    assert done.returncode == 0 and json.loads(done.stdout) == [0, 0, 0], done.stderr
+    traces = {  # temporary names (random hex digits) made alike
+        name: [
+            tuple(re.sub(r"-[0-9a-f]{8}", "-*", part) for part in json.loads(line))
+            for line in Path(c["trace"]).read_text().splitlines()
+        ]
+        for name, c in zip(SCENARIOS, cases, strict=True)
+    }
+    return root, template, traces
+
+
+def _after_the_kill(case: Path, before: dict[str, bytes], where: str, capsys) -> str:
+    """The old or the new folder is there whole ("old", "new"; "apart": the old one whole
+    beside a missing DIR, put back by the next run); the next run cleans up and succeeds."""
+    cfg, out = case / "cfg.json", case / "out"
+    if not out.exists() and before:
+        (old_copy,) = case.glob(".out.old-*")
+        assert _snapshot(old_copy) == before, where
         # the next run puts it back first (and then refuses: no --force)
-        assert main([str(cfg), "--out", str(out), "--quiet"]) == 2
+        assert main([str(cfg), "--out", str(out), "--quiet"]) == 2, where
         assert _snapshot(out) == before, where
         capsys.readouterr()
-    elif order.index(step) >= order.index("after-swap"):
+        state = "apart"
+    elif not out.exists() or (before and _snapshot(out) == before):
+        state = "old"
+    else:
         assert sorted(_whole(out)) == SIZING_FILES, where
         assert json.loads((out / "results.json").read_text())["seed"] == 2, where  # the new one
-    elif before:
-        assert _snapshot(out) == before, where  # the old one, untouched
-    else:
-        assert not out.exists(), where
+        state = "new"
     assert main([str(cfg), "--out", str(out), "--force", "--quiet"]) == 0, where
     _whole(out)
     assert json.loads((out / "results.json").read_text())["seed"] == 2, where
-    assert sorted(p.name for p in cfg.parent.iterdir()) == ["cfg.json", "out"], where
+    assert sorted(p.name for p in case.iterdir()) == ["cfg.json", "out"], where
+    return state
 
 
-def test_sigkill_at_every_step_leaves_the_old_or_the_new_folder_whole(
-    tmp_path: Path, capsys
+def test_sigkill_at_every_filesystem_call_leaves_the_old_or_the_new_folder_whole(
+    clean_runs: tuple[Path, Path, dict[str, list]], capsys
 ) -> None:
-    exchange = crash_steps(OUTPUT_FILES, OUTPUT_FILES, exchange=True)
-    fallback = crash_steps(OUTPUT_FILES, OUTPUT_FILES, exchange=False)
-    fallback = fallback[fallback.index("before-swap") :]  # the steps before it are the same code
-    fresh = crash_steps(OUTPUT_FILES, 0)[: crash_steps(OUTPUT_FILES, 0).index("after-swap") + 1]
-    cases = [(s, True, True) for s in exchange] + [(s, False, True) for s in fallback]
-    cases += [(s, True, False) for s in fresh]  # no earlier folder
-    prepared = []
-    for i, (step, exch, old) in enumerate(cases):
-        cfg, out, before = _case(tmp_path / f"{i:02d}-{step}-{exch}", old=old)
-        prepared.append((step, exch, cfg, out, before))
-    proc = subprocess.run(
-        [sys.executable, "-c", _DRIVER],
-        input=json.dumps([[str(c[2].parent), c[0], c[1]] for c in prepared]),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    codes = json.loads(proc.stdout)
-    assert codes == [-signal.SIGKILL] * len(prepared), list(zip(cases, codes, strict=True))
-    for step, exch, cfg, out, before in prepared:
-        _after_the_kill(step, exch, cfg, out, before, capsys)
+    """Killed after each call that changes the disk (a write: half-way), in each scenario: the
+    old folder until the swap, the new one from then on, never neither."""
+    root, template, traces = clean_runs
+    before = _snapshot(template / "out")
+    # the fallback makes the exchange's calls up to the swap: it is killed from there on
+    swap = [call for call, _ in traces["exchange"]].index("renameat2")
+    assert traces["fallback"][:swap] == traces["exchange"][:swap]
+    assert "renameat2" not in {call for call, _ in traces["fallback"]}
+    first = {"exchange": 1, "fallback": swap + 1, "fresh": 1}
+    cases, where = [], []
+    for name in SCENARIOS:
+        for k in range(first[name], len(traces[name]) + 1):
+            cases.append(_prepared(root / f"{name}-{k:02d}", template, name, kill=k))
+            where.append(f"{name}: killed after call {k}, {traces[name][k - 1]}")
+    done = _drive(cases)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [-signal.SIGKILL] * len(cases), where
+    states: dict[str, str] = dict.fromkeys(SCENARIOS, "")
+    for case, w in zip(cases, where, strict=True):
+        scenario = w.split(":")[0]
+        kept = _after_the_kill(
+            Path(case["cwd"]), before if SCENARIOS[scenario][0] else {}, w, capsys
+        )
+        states[scenario] += kept[0]
+    assert re.fullmatch("o+n+", states["exchange"]), states
+    assert re.fullmatch("an+", states["fallback"]), states  # from the first rename on
+    assert re.fullmatch("o+n+", states["fresh"]), states
 
 
 @pytest.mark.parametrize(
-    ("step", "exchange"),
-    [("between-renames", False), ("after-swap", True), ("cleanup-removed-2", True)],
+    ("scenario", "call", "nth"),
+    [("fallback", "rename", 1), ("exchange", "renameat2", 1), ("exchange", "unlink", 2)],
 )
-def test_sigkill_of_python_dash_m_verdictpack(tmp_path: Path, capsys, step, exchange) -> None:
-    cfg, out, before = _case(tmp_path, old=True)
-    assert _killed_console_run(cfg, step, exchange) == -signal.SIGKILL
-    _after_the_kill(step, exchange, cfg, out, before, capsys)
+def test_sigkill_of_python_dash_m_verdictpack(
+    clean_runs: tuple[Path, Path, dict[str, list]], capsys, scenario: str, call: str, nth: int
+) -> None:
+    """The console entry point (``python -m verdictpack``), killed between the fallback's two
+    renames, right after the exchange, and while the old folder is deleted."""
+    root, template, traces = clean_runs
+    calls = [c for c, _ in traces[scenario]]
+    k = [i for i, c in enumerate(calls, 1) if c == call][nth - 1]
+    case = _prepared(root / f"module-{scenario}-{call}-{nth}", template, scenario, kill=k)
+    done = _drive([case], "--module")
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    before = _snapshot(template / "out")
+    state = _after_the_kill(Path(case["cwd"]), before, f"{scenario} {call} {nth}", capsys)
+    assert state == {"rename": "apart", "renameat2": "new", "unlink": "new"}[call]
 
 
 # ----------------------------------------------------------------------------------------------

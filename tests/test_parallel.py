@@ -1,4 +1,5 @@
-"""map_in_threads: a plain loop's results, in order, whatever the thread count."""
+"""map_in_threads: a plain loop's results, in order, whatever the thread count; in_background:
+the call's own value or error, computed in a forked child or in the caller."""
 
 from __future__ import annotations
 
@@ -56,6 +57,23 @@ def test_first_error_is_raised_in_the_caller() -> None:
         map_in_threads(fn, range(10), 1)
 
 
+def test_after_an_error_the_items_not_started_never_run() -> None:
+    import time
+
+    ran: list[int] = []
+
+    def fn(x: int) -> int:
+        ran.append(x)
+        if x == 1:
+            raise ValueError("item 1")
+        time.sleep(0.01)
+        return x
+
+    with pytest.raises(ValueError, match="item 1"):
+        map_in_threads(fn, range(200), 2)
+    assert len(ran) < 100
+
+
 # ---- in_background: one call in a forked child ----------------------------------------------
 # The forked path runs only in a process with one Python thread (a pytest-xdist worker has more),
 # so these checks run their scenario in a fresh interpreter and read back what it printed.
@@ -100,8 +118,16 @@ elif what == "thread":
     stop.set()
     t.join()
 elif what == "cancel":
-    job = in_background(lambda: time.sleep(60))
-    pid = job._pid
+    def sleeps():
+        with open(sys.argv[2], "w") as fh:
+            fh.write(str(os.getpid()))
+        time.sleep(60)
+    job = in_background(sleeps)
+    for _ in range(600):  # the child says who it is
+        if os.path.getsize(sys.argv[2]) if os.path.exists(sys.argv[2]) else 0:
+            break
+        time.sleep(0.05)
+    pid = int(open(sys.argv[2]).read())
     job.cancel()
     try:
         os.kill(pid, 0)
@@ -134,7 +160,7 @@ def _scenario(tmp_path, what: str, **env: str) -> str:
     drop = ("VERDICTPACK_NO_FORK", "PYTHONUNBUFFERED")
     env_all = {k: v for k, v in os.environ.items() if k not in drop}
     done = subprocess.run(
-        [sys.executable, str(script), what],
+        [sys.executable, str(script), what, str(tmp_path / "pid")],
         capture_output=True,
         text=True,
         timeout=60,

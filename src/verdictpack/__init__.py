@@ -6,6 +6,7 @@ compiler, sizing, sequential core, judges, stimuli, human, engine, battery, audi
 
 from __future__ import annotations
 
+from verdictpack._api import Result, run
 from verdictpack._cli import run_config
 from verdictpack._errors import (
     ConfigError,
@@ -28,7 +29,8 @@ from verdictpack.core._exact import (
     two_proportion_power,
 )
 from verdictpack.core._hinterval import Verdict, classify, corners_h_interval, hybrid_h_interval
-from verdictpack.core._mixture import BatchMixtureCS, ConfidenceSequence, MixtureCS, MixtureSpec
+from verdictpack.core._mixture import ConfidenceSequence, MixtureCS, MixtureSpec
+from verdictpack.core._mixture_batch import BatchMixtureCS
 from verdictpack.core._scales import (
     cohens_h,
     h_from_odds_ratio,
@@ -62,6 +64,7 @@ __all__ = [
     "OutputError",
     "Panel",
     "Quantity",
+    "Result",
     "RootEvidence",
     "SimulatedPanelSource",
     "TruthScenario",
@@ -84,6 +87,7 @@ __all__ = [
     "p_from_odds_ratio",
     "phi",
     "phi_inv",
+    "run",
     "run_config",
     "simulate_t_power",
     "t_power",

@@ -1,8 +1,9 @@
 """The command line: a thin shell over the layers.
 
     verdictpack CONFIG.json|CONFIG.yaml [--out DIR] [--force] [--workers N] [--executor local|dask]
-                            [--scheduler ADDRESS] [--quiet]
-    verdictpack schema KIND
+                            [--scheduler ADDRESS] [--progress auto|bar|plain|off]
+                            [--progress-interval SECONDS] [--quiet]
+    verdictpack schema [results] KIND
     verdictpack validate CONFIG.json|CONFIG.yaml
     verdictpack status DIR
     verdictpack audit RUN_DIR [RUN_DIR ...]
@@ -19,18 +20,22 @@ import argparse
 import errno
 import importlib
 import json
+import math
 import os
+import shutil
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NoReturn, TextIO
 
 from verdictpack._errors import ConfigError, Defect, OutputError, UsageError, VerdictpackError
 from verdictpack._memory import gc_paused
 
-__all__ = ["KINDS", "load_layer", "main", "run_config"]
+__all__ = ["KINDS", "load_layer", "main", "rerender", "result_class", "run_config"]
 
 # kind -> module holding LAYER; imported lazily so start-up stays cheap
 KINDS: dict[str, str] = {
@@ -76,8 +81,21 @@ def _run_parser() -> _Parser:
     p.add_argument(
         "--quiet",
         action="store_true",
-        help="no progress line (shown on a terminal for a run over two seconds) and no closing "
-        "line on stderr",
+        help="no progress (as --progress off) and no closing line on stderr",
+    )
+    p.add_argument(
+        "--progress",
+        choices=PROGRESS_MODES,
+        default="auto",
+        help="a run over two seconds tells its progress on stderr: a line drawn in place on a "
+        "terminal (bar), one plain line every few seconds otherwise (plain, for a log file); "
+        "auto (the default) picks bar on a terminal and plain elsewhere",
+    )
+    p.add_argument(
+        "--progress-interval",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between plain progress lines (default 5)",
     )
     p.add_argument(
         "--plan",
@@ -94,20 +112,135 @@ def _run_parser() -> _Parser:
     return p
 
 
-def _parsed(config: str) -> tuple[Any, str, Any]:
-    """The config's source, its kind (refused at $.kind when unknown) and its validated model."""
-    from verdictpack.config._compiler import load_source, parse_config
+def _parsed(config: Any) -> tuple[Any, str, Any]:
+    """The config's source, its kind (refused at $.kind when unknown) and its validated model;
+    ``config`` a path, or a ConfigSource already read (the Python API's)."""
+    from verdictpack.config._compiler import ConfigSource, load_source, parse_config
 
-    source = load_source(config)
-    raw = source.json()
+    source = config if isinstance(config, ConfigSource) else load_source(config)
+    raw = source.value()  # read-only: only its kind is looked at
     kind = raw.get("kind") if isinstance(raw, dict) else None
     if not isinstance(kind, str) or kind not in KINDS:
         received = raw.get("kind", "(missing)") if isinstance(raw, dict) else raw
         raise ConfigError(
             [Defect(source.display, "$.kind", received, "one of " + ", ".join(KINDS))]
         )
+    del raw  # validated from the source, which may release it
     layer = load_layer(kind)
     return source, kind, parse_config(source, layer.model, layer.rules)
+
+
+PROGRESS_MODES = ("auto", "bar", "plain", "off")
+
+
+@dataclass
+class ProgressLine:
+    """A run's progress: a ``ProgressHook`` (verdictpack.kinds._base) writing on ``out``.
+
+    Nothing is shown for a run shorter than ``delay`` seconds. Then, as a bar (a terminal): one
+    line redrawn in place (``\\r``) at most once per ``interval`` seconds (default 0.25), cut to
+    the terminal's width and erased by :meth:`close`, so the terminal keeps only the run's
+    closing line. As ``plain`` lines (a log file, a pipe): one line of plain text every
+    ``interval`` seconds (default 5), starting ``verdictpack: progress``, never erased. Each
+    tells what, done/total, the rate (over the last minute), the time left at that rate and the
+    time so far.
+    """
+
+    out: TextIO = field(default_factory=lambda: sys.stderr)
+    delay: float = 2.0
+    interval: float | None = None
+    plain: bool = False
+    clock: Callable[[], float] = time.monotonic
+    started: float = field(default=-1.0)
+    _drawn_at: float | None = field(default=None, repr=False)
+    _width: int = field(default=0, repr=False)
+    # (time, done) seen since the step began: the rate's window; the step's total
+    _seen: deque[tuple[float, int]] = field(default_factory=lambda: deque(maxlen=512), repr=False)
+    _total: int = field(default=-1, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.started < 0:
+            self.started = self.clock()
+        if self.interval is None:
+            self.interval = 5.0 if self.plain else 0.25
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        now = self.clock()
+        total = max(total, 1)
+        done = min(max(done, 0), total)
+        if total != self._total or (self._seen and done < self._seen[-1][1]):  # a new step
+            self._seen.clear()
+            self._total = total
+        if not self._seen:
+            self._seen.append((now, done))
+        if now - self.started < self.delay:
+            return
+        if self._drawn_at is not None and now - self._drawn_at < (self.interval or 0.0):
+            return
+        self._drawn_at = now
+        self._seen.append((now, done))
+        while len(self._seen) > 2 and now - self._seen[1][0] >= 60.0:
+            self._seen.popleft()
+        t0, d0 = self._seen[0]
+        rate = (done - d0) / (now - t0) if now > t0 else 0.0
+        told = f"{done:,}/{total:,} ({100 * done // total}%)"
+        if rate > 0:
+            told += f", {rate:.3g}/s" + (
+                f", ETA {_span((total - done) / rate)}" if done < total else ""
+            )
+        told += f", {_span(now - self.started)} elapsed"
+        if self.plain:
+            self.out.write(f"verdictpack: progress {what} {told}\n")
+            self.out.flush()
+            return
+        filled = 24 * done // total
+        bar = f" [{'#' * filled}{'.' * (24 - filled)}]"
+        cols = max(shutil.get_terminal_size().columns - 1, 40)  # a wrapped line is not redrawn
+        room = cols - len("verdictpack: ") - len(told) - 1
+        if len(what) + len(bar) > room:  # the numbers stay; the bar, then the words give way
+            bar = ""
+        if len(what) > room:
+            what = what[: max(room - 3, 0)] + "..."
+        text = f"verdictpack: {what}{bar} {told}"[:cols]
+        pad = " " * max(self._width - len(text), 0)
+        self.out.write("\r" + text + pad)
+        self.out.flush()
+        self._width = len(text) + len(pad)  # what the terminal shows now
+
+    def close(self) -> None:
+        """Erase the bar (nothing to do when none was drawn, or for plain lines)."""
+        if self._width:
+            self.out.write("\r" + " " * self._width + "\r")
+            self.out.flush()
+            self._width = 0
+
+
+def _span(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    return f"{s // 60} min {s % 60:02d} s" if s < 3600 else f"{s // 3600} h {s // 60 % 60:02d} min"
+
+
+def progress_line(
+    progress: bool | str | TextIO, interval: float | None = None
+) -> ProgressLine | None:
+    """The progress of a run: a mode of ``--progress`` on stderr (``auto``: a bar on a terminal,
+    plain lines elsewhere; ``bar``; ``plain``; ``off``), True for ``auto``, False for ``off``,
+    or a stream (``auto`` on it); ``interval`` the seconds between plain lines (default 5)."""
+    out, mode = sys.stderr, "auto" if progress is True else progress or "off"
+    if not isinstance(progress, bool | str):
+        out, mode = progress, "auto"
+    if mode not in PROGRESS_MODES:
+        raise UsageError(
+            f"--progress: expected one of {', '.join(PROGRESS_MODES)}; received {mode}"
+        )
+    if interval is not None and not (math.isfinite(interval) and interval > 0):
+        raise UsageError(f"--progress-interval: expected seconds > 0; received {interval}")
+    if mode == "off":
+        return None
+    plain = mode == "plain" or (mode == "auto" and not out.isatty())
+    return ProgressLine(out, plain=plain, interval=interval if plain else None)
 
 
 def run_config(
@@ -118,17 +251,14 @@ def run_config(
     workers: int = 1,
     executor: str = "local",
     scheduler: str | None = None,
-    progress: bool | TextIO = False,
+    progress: bool | str | TextIO = False,
+    progress_interval: float | None = None,
 ) -> dict[str, str]:
     """Run one config; return the rendered files (and write them to ``out`` if given).
 
-    ``progress``: True (stderr) or a stream for the progress line of a run longer than two
-    seconds, drawn in place and erased at the end; it never changes a file."""
-    from verdictpack.kinds._base import ProgressLine
-
-    line = None
-    if progress:
-        line = ProgressLine(sys.stderr if progress is True else progress)
+    ``progress`` and ``progress_interval``: how a run longer than two seconds tells its progress
+    (:func:`progress_line`); it never changes a file."""
+    line = progress_line(progress, progress_interval)
     try:
         return _run(config, out, force, workers, executor, scheduler, line)
     finally:
@@ -221,8 +351,11 @@ def _run_live(
         raise _unwritable(out, exc) from None
     reg = result.registered
     where = f" at root {reg.roots_at_verdict}" if reg.roots_at_verdict else ""
+    line = getattr(options, "progress", None)
+    if isinstance(line, ProgressLine):  # erased before the closing line
+        line.close()
     sys.stderr.write(
-        f"\nverdictpack: {reg.verdict}{where}; {outcome.committed:,} roots committed "
+        f"verdictpack: {reg.verdict}{where}; {outcome.committed:,} roots committed "
         f"({outcome.sent:,} calls sent, {outcome.cached:,} answers from the ledger); "
         f"{result.stop_reason}; files in {out}/report\n"
     )
@@ -282,15 +415,44 @@ def _status(argv: Sequence[str]) -> int:
     return 0
 
 
+def result_class(kind: str) -> type:
+    """The result class of a config kind (the one its renderer is registered for)."""
+    from verdictpack.render import RENDERERS
+
+    by_module = {cls.__module__: cls for cls in RENDERERS}
+    return by_module[KINDS[kind]]
+
+
+def rerender(data: dict[str, Any]) -> dict[str, str]:
+    """The texts of an output folder that its results.json alone determines, rendered again
+    from its data (the self-audit compares them with the folder's, byte for byte)."""
+    from verdictpack._contract import from_document
+    from verdictpack.render import texts
+
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise ValueError(f"results.json $.kind: expected one of {', '.join(KINDS)}; got {kind!r}")
+    cls = result_class(kind)
+    return texts(from_document(cls, data))
+
+
 def _schema(argv: Sequence[str]) -> int:
-    if len(argv) != 1 or argv[0] not in KINDS:
+    """``schema KIND``: the config's JSON Schema; ``schema results KIND``: results.json's."""
+    results = bool(argv) and argv[0] == "results"
+    kind = argv[1:] if results else argv
+    if len(kind) != 1 or kind[0] not in KINDS:
         got = " ".join(argv) if argv else "(nothing)"
         raise UsageError(
-            f"verdictpack schema: expected one kind from {', '.join(KINDS)}; received {got}"
+            f"verdictpack schema: expected [results] and one kind from {', '.join(KINDS)}; "
+            f"received {got}"
         )
-    layer = load_layer(argv[0])
-    schema = layer.model.model_json_schema()
-    schema["title"] = f"verdictpack {argv[0]} config"
+    if results:
+        from verdictpack._contract import results_schema
+
+        schema = results_schema(kind[0], result_class(kind[0]))
+    else:
+        schema = load_layer(kind[0]).model.model_json_schema()
+        schema["title"] = f"verdictpack {kind[0]} config"
     sys.stdout.write(json.dumps(schema, indent=2) + "\n")
     return 0
 
@@ -319,9 +481,10 @@ def _validate(argv: Sequence[str]) -> int:
 
 _HELP = {
     "schema": (
-        "usage: verdictpack schema KIND\n\nPrint the JSON Schema of a config kind ("
+        "usage: verdictpack schema [results] KIND\n\nPrint the JSON Schema of a config kind ("
         + ", ".join(KINDS)
-        + "): every field, its type, bounds and description.\n"
+        + "): every field, its type, bounds and description; with 'results', the versioned "
+        "JSON Schema of that kind's results.json.\n"
     ),
     "validate": (
         "usage: verdictpack validate CONFIG\n\nCheck a config (JSON, or YAML: .yaml, .yml) and, "
@@ -332,7 +495,8 @@ _HELP = {
     "status": (
         "usage: verdictpack status DIR\n\nA live study's state in a few lines, read from its "
         "ledger (safe while a run is writing): committed roots, the registered track's "
-        "interval and state, spend against the cap, the last run's throughput.\n"
+        "interval and state, spend against the cap, whether a run is active now, and each "
+        "run's start, duration, calls sent and answers received (a killed run's too).\n"
     ),
 }
 
@@ -358,7 +522,9 @@ def _dispatch(argv: Sequence[str]) -> int:
                 "reproduce": "verdictpack.verify._reproduce",
             }[argv[0]]
         )
-        return int(module.cli(list(argv[1:])))
+        if argv[0] == "seal-test":
+            return int(module.cli(list(argv[1:])))
+        return int(module.cli(list(argv[1:]), rerender=rerender))
     args = _run_parser().parse_args(argv)
     if args.plan or args.sheets:
         return _plan(args.config, args.sheets)
@@ -369,7 +535,8 @@ def _dispatch(argv: Sequence[str]) -> int:
         workers=args.workers,
         executor=args.executor,
         scheduler=args.scheduler,
-        progress=(not args.quiet) and sys.stderr.isatty(),
+        progress="off" if args.quiet else args.progress,
+        progress_interval=args.progress_interval,
     )
     if args.out is None and "report.md" in files:
         sys.stdout.write(files["report.md"])

@@ -48,20 +48,12 @@ One mechanism for every kind (``verdictpack CONFIG --out DIR``), also used by ``
   (partly written files allowed), or an empty folder, or one holding nothing but the marker (a
   marker cut short by the kill). Anything else is never touched.
 
-Test-only hooks (environment variables the test-suite sets; never set them otherwise):
-
-* ``VERDICTPACK_TEST_CRASH_AT=<step>`` makes the writer SIGKILL itself at that step; the steps, in
-  order, are listed by :func:`crash_steps`: ``locked`` (before computation), ``tmp-created``,
-  ``marker-written``, ``file-written-<i>`` (after the i-th file), ``before-fsync``,
-  ``after-fsync``, ``before-swap``, ``between-renames`` (fallback path only), ``after-swap``,
-  ``cleanup-removed-<i>`` (after the i-th file of the old folder is deleted),
-  ``cleanup-marker-removed``, ``cleaned``.
-* ``VERDICTPACK_TEST_NO_EXCHANGE=1`` makes the writer take the fallback path (no renameat2).
+The SIGKILL promise is tested from outside: a driver (``tests/kill_driver.py``) kills the run
+after each filesystem call that changes the disk; nothing here names a step.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import hashlib
@@ -69,7 +61,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -87,15 +78,11 @@ except ImportError:  # pragma: no cover - Windows: no lock (see the module docst
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
-    "LEDGER_NAME",
-    "LIVE_MARKER",
     "MARKER",
     "REPORT_FOLDER",
-    "LiveFolder",
     "OutputClaim",
     "check_output_path",
     "claim_output",
-    "crash_steps",
     "lock_path",
     "marker_bytes",
     "marker_difference",
@@ -105,8 +92,6 @@ __all__ = [
 
 MARKER = ".verdictpack-output.json"
 MARKER_FORMAT = 1
-CRASH_ENV = "VERDICTPACK_TEST_CRASH_AT"
-NO_EXCHANGE_ENV = "VERDICTPACK_TEST_NO_EXCHANGE"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -308,44 +293,35 @@ def _leftover_is_ours(folder: Path) -> bool:
     return not (scan.files or scan.dirs or scan.odd or scan.truncated)
 
 
-def _remove_ours(folder: Path, *, crash: bool = False) -> None:
+def _remove_ours(folder: Path) -> None:
     """Delete a folder of ours: its files, its sub-folders, its marker last, then itself."""
     scan = _scan(folder)
-    for i, name in enumerate(scan.files, 1):
+    for name in scan.files:
         os.unlink(folder / name)
-        if crash:
-            _crash(f"cleanup-removed-{i}")
     for name in sorted(scan.dirs, key=lambda d: d.count("/"), reverse=True):
         os.rmdir(folder / name)
     with suppress(FileNotFoundError):
         os.unlink(folder / MARKER)
-    if crash:
-        _crash("cleanup-marker-removed")
     os.rmdir(folder)
-    if crash:
-        _crash("cleaned")
 
 
 # ----------------------------------------------------------------------------------------------
-# Test-only crash hook, fsync, renameat2
+# fsync, renameat2
 # ----------------------------------------------------------------------------------------------
 
 
-def crash_steps(new_files: int, old_files: int, *, exchange: bool = True) -> list[str]:
-    """The crash-hook steps, in order, of a ``--force`` run writing ``new_files`` files over a
-    verdictpack folder holding ``old_files`` files (test-only; see the module docstring)."""
-    steps = ["locked", "tmp-created", "marker-written"]
-    steps += [f"file-written-{i}" for i in range(1, new_files + 1)]
-    steps += ["before-fsync", "after-fsync", "before-swap"]
-    steps += [] if exchange else ["between-renames"]
-    steps += ["after-swap"]
-    steps += [f"cleanup-removed-{i}" for i in range(1, old_files + 1)]
-    return [*steps, "cleanup-marker-removed", "cleaned"]
+def _write_all(fd: int, content: bytes) -> None:
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
-def _crash(step: str) -> None:
-    if os.environ.get(CRASH_ENV) == step:  # test-only: see the module docstring
-        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+def _write_file(path: Path, content: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        _write_all(fd, content)
+    finally:
+        os.close(fd)
 
 
 def _fsync_path(path: Path, *, folder: bool) -> None:
@@ -392,8 +368,6 @@ def _libc_renameat2() -> Callable[..., int] | None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths atomically; False when the exchange is not available here."""
-    if os.environ.get(NO_EXCHANGE_ENV):  # test-only: see the module docstring
-        return False
     fn = _libc_renameat2()
     if fn is None:
         return False
@@ -525,7 +499,6 @@ class OutputClaim:
         try:
             self._make_parents()
             self._take_lock()
-            _crash("locked")
             self._recover()
             self._check_state()
         except BaseException:
@@ -683,24 +656,18 @@ class OutputClaim:
         try:
             state = self._recheck()
             tmp = self._pending = self._unique("tmp", make=True)
-            _crash("tmp-created")
-            self._write_file(tmp / MARKER, marker_bytes(data))
-            _crash("marker-written")
-            for i, (name, content) in enumerate(data.items(), 1):
+            _write_file(tmp / MARKER, marker_bytes(data))
+            for name, content in data.items():
                 (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-                self._write_file(tmp / name, content)
-                _crash(f"file-written-{i}")
+                _write_file(tmp / name, content)
             os.chmod(tmp, 0o755)
-            _crash("before-fsync")
             _fsync_tree(tmp)
-            _crash("after-fsync")
             state = self._recheck()
-            _crash("before-swap")
             old = self._swap(tmp, state)
             self._written = True
             if old is not None:
                 with suppress(OSError):  # the new folder is in place; the next run cleans up
-                    _remove_ours(old, crash=True)
+                    _remove_ours(old)
         except OSError as exc:
             raise self._error("write the output folder", exc) from None
         finally:
@@ -724,16 +691,6 @@ class OutputClaim:
                 return candidate
         raise OutputError(f"{self._label} {self._given}: no free temporary name beside it")
 
-    @staticmethod
-    def _write_file(path: Path, content: bytes) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            view = memoryview(content)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-
     def _swap(self, new: Path, state: str) -> Path | None:
         """Move ``new`` into place; return the old folder to delete (None when there was none).
         ``self._pending`` always names the folder to drop if this fails."""
@@ -742,12 +699,10 @@ class OutputClaim:
         if state in ("missing", "empty"):
             os.rename(new, target)  # fails rather than replace anything that appeared meanwhile
             self._pending = None
-            _crash("after-swap")
             _fsync_path(parent, folder=True)
             return None
         if _exchange(new, target):
             self._pending = None  # the new folder is in place; the old one is at ``new``
-            _crash("after-swap")
             old = new
             state, reason = _state(old)
             if state != "ours":
@@ -758,7 +713,6 @@ class OutputClaim:
         else:
             old = self._unique("old", make=False)
             os.rename(target, old)
-            _crash("between-renames")
             state, reason = _state(old)
             if state != "ours":
                 os.rename(old, target)
@@ -766,7 +720,6 @@ class OutputClaim:
                 raise self._refuse_state("foreign", reason, when)
             os.rename(new, target)
             self._pending = None
-            _crash("after-swap")
         _fsync_path(parent, folder=True)
         return old
 
@@ -816,189 +769,4 @@ def write_outputs(
     return claim._path
 
 
-# ----------------------------------------------------------------------------------------------
-# A live study's folder: kept, never replaced
-# ----------------------------------------------------------------------------------------------
-
-LIVE_MARKER = ".verdictpack-live.json"
-LIVE_LOCK = ".verdictpack-live.lock"
-LIVE_MARKER_TMP = LIVE_MARKER + ".tmp"
-# the crash-hook steps of a live study's start, in order (test-only; see the module docstring)
-LIVE_CRASH_STEPS = (
-    "live-created",
-    "live-locked",
-    "live-tmp-partial",
-    "live-tmp-written",
-    "live-marker-renamed",
-)
-LEDGER_NAME = "ledger.sqlite"
-REPORT_FOLDER = "report"
-
-
-def _live_marker_text(manifest: str) -> str:
-    data = {"format": 1, "manifest": manifest, "written_by": "verdictpack"}
-    return json.dumps(data, sort_keys=True, indent=2) + "\n"
-
-
-def _live_marker_prefix(path: Path) -> bool:
-    """The file's bytes are a prefix of a live marker verdictpack writes (any manifest hash):
-    a temporary marker of ours, whole or cut short by a kill."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(4096)
-    except OSError:
-        return False
-    template = _live_marker_text("0" * 64).encode()
-    start = template.index(b"0" * 64)
-    if len(data) > len(template):
-        return False
-    for i, byte in enumerate(data):
-        if start <= i < start + 64:
-            if byte not in b"0123456789abcdef":
-                return False
-        elif byte != template[i]:
-            return False
-    return True
-
-
-class LiveFolder:
-    """The folder of a live study (``verdictpack STUDY --out DIR`` with live judges).
-
-    Unlike a run's output folder it is never replaced: it holds the evidence ledger
-    (``ledger.sqlite``, the paid judgments), the marker ``.verdictpack-live.json`` naming the
-    study's manifest hash, and ``report/`` (an ordinary output folder, rewritten atomically by each
-    run). A new or empty DIR starts a study; a DIR whose marker names the same manifest resumes it;
-    anything else is refused: another manifest ("a study never mixes manifests"), a folder that is
-    not a live study's, or ``--force`` (a fresh start needs a new folder). The path checks are the
-    output folder's (:func:`check_output_path`). A lock inside DIR (``.verdictpack-live.lock``,
-    flock, non-blocking) keeps a second run off the same ledger.
-
-    Crash safety of the start (steps :data:`LIVE_CRASH_STEPS`): DIR is made, locked, the marker
-    written to ``.verdictpack-live.json.tmp``, fsynced and renamed into place. A run killed at
-    any step leaves a folder the next run takes up: a lock file of a dead process is taken
-    again (the kernel dropped its flock), and a temporary marker of ours (its bytes a prefix of
-    a marker verdictpack writes) is removed under the lock; a folder holding only those is a
-    fresh start. Anything else in DIR is never touched.
-    """
-
-    def __init__(
-        self, out: str | Path, *, config: str | Path, manifest: str, force: bool = False
-    ) -> None:
-        self.path = check_output_path(out, protect=(config,), label="--out")
-        self._fd: int | None = None
-        given = os.fspath(out)
-        marker = self.path / LIVE_MARKER
-        if force:
-            raise OutputError(
-                f"--out {given}: --force never replaces a live study's folder (it holds the "
-                "ledger of paid judgments); rerun without --force to resume, or choose a new "
-                "folder for a fresh start"
-            )
-        if self.path.exists():
-            if not self.path.is_dir():
-                raise OutputError(f"--out {given}: expected a folder; it is a file")
-            # our lock and temporary marker left by a run killed at its start are not a study
-            entries = sorted(p.name for p in self.path.iterdir() if not self._ours(p.name))
-            if entries and LIVE_MARKER not in entries:
-                raise OutputError(
-                    f"--out {given}: not empty and not a live study's folder (no {LIVE_MARKER}; "
-                    f"found {_names(entries)}); refused: choose a new folder"
-                )
-            if entries:
-                try:
-                    data = json.loads(marker.read_text(encoding="utf-8"))
-                except (OSError, ValueError) as exc:
-                    raise OutputError(f"--out {given}: unreadable {LIVE_MARKER} ({exc})") from None
-                held = data.get("manifest") if isinstance(data, dict) else None
-                if held != manifest:
-                    raise OutputError(
-                        f"--out {given}: this folder holds another study (manifest "
-                        f"{str(held)[:12]}, this config's is {manifest[:12]}: prompts, sampling, "
-                        "endpoints, judges or stimuli changed); a study never mixes manifests: "
-                        "start the changed study in a new folder"
-                    )
-        self._created = False
-        if not self.path.exists():
-            self.path.mkdir(parents=True)
-            self._created = True
-        _crash("live-created")
-        self._lock()
-        _crash("live-locked")
-        tmp = self.path / LIVE_MARKER_TMP
-        if tmp.is_file() and not tmp.is_symlink() and _live_marker_prefix(tmp):
-            tmp.unlink()  # ours, left by a run killed while writing it: we hold the lock
-        self._fresh = not marker.exists()
-        if self._fresh:
-            data = _live_marker_text(manifest).encode("utf-8")
-            try:
-                fd = os.open(
-                    tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644
-                )
-            except FileExistsError:
-                self.release()
-                raise OutputError(
-                    f"--out {given}: {tmp.name} is there and is not verdictpack's temporary "
-                    "marker; refused (remove it if it is not yours)"
-                ) from None
-            try:
-                os.write(fd, data[: len(data) // 2])
-                _crash("live-tmp-partial")
-                os.write(fd, data[len(data) // 2 :])
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            _crash("live-tmp-written")
-            os.replace(tmp, marker)
-            _fsync_path(self.path, folder=True)
-            _crash("live-marker-renamed")
-
-    @staticmethod
-    def _ours(name: str) -> bool:
-        """The lock and the temporary marker, which a run killed at its start leaves."""
-        return name in (LIVE_LOCK, LIVE_MARKER_TMP)
-
-    def _lock(self) -> None:
-        if fcntl is None:  # pragma: no cover - Windows
-            return
-        fd = os.open(self.path / LIVE_LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0))
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise OutputError(
-                f"--out {self.path}: another verdictpack run is working on this live study "
-                "(its lock is held); refused"
-            ) from None
-        self._fd = fd
-
-    @property
-    def ledger(self) -> Path:
-        return self.path / LEDGER_NAME
-
-    @property
-    def fresh(self) -> bool:
-        """This run wrote the marker: the study starts here (no earlier run began it)."""
-        return self._fresh
-
-    @property
-    def report(self) -> Path:
-        return self.path / REPORT_FOLDER
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    def __enter__(self) -> LiveFolder:
-        return self
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        self.release()
-        if exc_type is not None and self._fresh and not self.ledger.exists():
-            # refused before anything was asked: leave no half-made study behind
-            for name in (LIVE_MARKER, LIVE_LOCK):
-                with contextlib.suppress(FileNotFoundError):
-                    (self.path / name).unlink()
-            if self._created:
-                with contextlib.suppress(OSError):
-                    self.path.rmdir()
+REPORT_FOLDER = "report"  # a live study's report folder, inside its folder (evidence._live_folder)

@@ -16,7 +16,6 @@ from verdictpack.config._blocks import (
     build_sequential,
     fixed_n_defect,
     route_rules,
-    sequential_rules,
 )
 from verdictpack.config._compiler import ConstructSpec, compile_construct
 from verdictpack.simulate._panels import build_panel, panel_rules, summarize_panel
@@ -25,11 +24,26 @@ from verdictpack.simulate._panels import build_panel, panel_rules, summarize_pan
 def _construct(**thresholds: float):
     spec = copy.deepcopy(load_example("verdict_summarization.json")["construct"])
     spec["thresholds"].update(thresholds)
+    spec["extension_minimum_h"] = min(spec["extension_minimum_h"], thresholds.get("h", 1) / 3)
     return compile_construct(ConstructSpec.model_validate(spec))
 
 
-def _check(rules, target: dict) -> list[tuple]:
+def _check(rules, target) -> list[tuple]:
     return [issue for rule in rules for issue in rule.check(target)]
+
+
+def _found(model, data: dict) -> list[tuple]:
+    """The (path, received, expected) defects a model's own validators raise on ``data``."""
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        return [
+            (tuple(e["loc"]) + rel, got, expected)
+            for e in exc.errors()
+            if e["type"] == "cross"
+            for rel, got, expected in e["ctx"]["found"]
+        ]
+    return []
 
 
 def test_sequential_defaults_and_constructions() -> None:
@@ -60,13 +74,13 @@ def test_sequential_schema_refuses(block: dict) -> None:
 
 
 def test_sequential_rule_weights() -> None:
-    rules = sequential_rules()
-    assert _check(rules, {"lambdas": [0.1, 0.2], "weights": [0.5, 0.5]}) == []
-    (issue,) = _check(rules, {"lambdas": [0.1, 0.2], "weights": [1.0]})
+    base = {"construction": "hybrid", "cap_roots": 10}
+    assert _found(SequentialSpec, {**base, "lambdas": [0.1, 0.2], "weights": [0.5, 0.5]}) == []
+    (issue,) = _found(SequentialSpec, {**base, "lambdas": [0.1, 0.2], "weights": [1.0]})
     assert issue[0] == ("weights",) and "2 weights" in issue[2]
-    (issue,) = _check(rules, {"weights": [0.5, 0.5]})  # default grid: one weight per lambda
+    (issue,) = _found(SequentialSpec, {**base, "weights": [0.5, 0.5]})  # default grid
     assert f"{len(DEFAULT_LAMBDAS)} weights" in issue[2]
-    (issue,) = _check(rules, {"lambdas": [0.1, 0.2], "weights": [0.5, 0.6]})
+    (issue,) = _found(SequentialSpec, {**base, "lambdas": [0.1, 0.2], "weights": [0.5, 0.6]})
     assert issue[2] == "weights summing to 1"
 
 
@@ -80,14 +94,14 @@ def test_fixed_n_defect_within_and_beyond_the_bound() -> None:
 
 
 def test_route_rule_reports_at_the_config_field() -> None:
+    from verdictpack.kinds._verdict import VerdictConfig
+
     cfg = copy.deepcopy(load_example("verdict_summarization.json"))
-    assert _check(route_rules(), cfg) == []
+    assert _check(route_rules(), VerdictConfig.model_validate(cfg)) == []
     cfg["construct"]["thresholds"] = {"h": 0.001, "odds_ratio": 1.001}
-    cfg["construct"]["extension_minimum_h"] = 0.0005
-    (issue,) = _check(route_rules(), cfg)
-    assert issue[0][0] == "construct"
-    # a malformed block is left to the schema step
-    assert _check(route_rules(), {"construct": {}, "routes": {}}) == []
+    cfg["construct"]["extension_minimum_h"] = 0.0004
+    (issue,) = _check(route_rules(), VerdictConfig.model_validate(cfg))
+    assert issue[0][0] == "construct" and issue[1] in (0.001, 1.001)
 
 
 def test_routes_schema() -> None:
@@ -104,7 +118,7 @@ def test_panel_block_built_and_refused_at_its_path() -> None:
     assert panel.names == tuple(j["name"] for j in raw["judges"])
     summary = summarize_panel(PanelSpec.model_validate(raw))
     assert [j.name for j in summary.judges] == list(panel.names)
-    assert _check(panel_rules(("panel",)), raw) == []
+    assert _check(panel_rules(("panel",)), PanelSpec.model_validate(raw)) == []
     raw["judges"][1]["name"] = raw["judges"][0]["name"]
-    (issue,) = _check(panel_rules(("panel",)), raw)
+    (issue,) = _found(PanelSpec, raw)
     assert issue[0] == ("judges", 1, "name")

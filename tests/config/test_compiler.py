@@ -209,3 +209,27 @@ def test_per_tail_alpha_and_e_boundary_may_be_omitted_and_are_derived(tmp_path) 
     cfg["construct"]["e_boundary"] = 4 / alpha + 1  # given alone, still checked
     path.write_text(json.dumps(cfg))
     assert main([str(path)]) == 2
+
+
+@pytest.mark.parametrize(
+    ("edit", "loc"),
+    [
+        ({"e_boundary": 500}, ("e_boundary",)),
+        ({"per_tail_alpha": 0.004}, ("per_tail_alpha",)),
+        ({"extension_minimum_h": 0.5}, ("extension_minimum_h",)),
+        ({"thresholds": {"h": 3.0, "odds_ratio": 2.0}}, ("thresholds", "h")),
+    ],
+)
+def test_the_construct_model_itself_refuses_what_its_fields_contradict(edit, loc) -> None:
+    """A construct built through the API is held to the same rules as a config file: the rules
+    between its fields are the model's own, each reported at its field's path."""
+    from pydantic import ValidationError
+
+    from verdictpack.config._compiler import ConstructSpec
+
+    spec = {**copy.deepcopy(BASE["construct"]), **edit}
+    with pytest.raises(ValidationError) as info:
+        ConstructSpec.model_validate(spec)
+    (err,) = info.value.errors()
+    found = err["ctx"]["found"] if err["type"] == "cross" else [((), None, None)]
+    assert {tuple(err["loc"]) + rel for rel, _, _ in found} == {loc}

@@ -347,3 +347,17 @@ def test_bound_gate_passes_an_instrument_at_kappa_half_at_most_five_percent() ->
     for t in tables[:200]:
         res = cohens_kappa_from_table(t)
         assert AuditGate(0.6).evaluate(res).passed == (res.lower_bound(0.95) >= 0.6)
+
+
+def test_the_gate_counts_passing_audits_as_it_decides_each_one() -> None:
+    """AuditGate.passes (the simulations' vectorised path) agrees audit by audit with
+    AuditGate.evaluate; an audit whose kappa is undefined (P_e = 1) fails."""
+    gate = AuditGate(0.4, 0.9)
+    tables = [[[20, 3], [2, 15]], [[12, 8], [7, 13]], [[30, 0], [1, 9]], [[25, 5], [4, 6]]]
+    results = [cohens_kappa_from_table(t) for t in tables]
+    agreements = np.array([r.agreements for r in results])
+    p_e = np.array([r.expected_agreement for r in results])
+    passed = sum(gate.evaluate(r).passed for r in results)
+    assert 0 < passed < len(tables)
+    assert gate.passes(agreements, 40, p_e) == passed
+    assert gate.passes(np.array([40]), 40, np.array([1.0])) == 0

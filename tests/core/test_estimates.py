@@ -20,7 +20,14 @@ from verdictpack.core._estimates import (
     rater_rates,
     reader_audit_from_readings,
 )
-from verdictpack.simulate._judges import JudgeSheet, Panel, null_scenario, simulate_choices
+from verdictpack.simulate._draw import (
+    simulate_choices,
+)
+from verdictpack.simulate._judges import (
+    JudgeSheet,
+    Panel,
+    null_scenario,
+)
 
 
 def _long(model: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
-from verdictpack.core import _hinterval, _mixture, _tracker
+from verdictpack.core import _hinterval, _mixture, _mixture_batch, _tracker
 from verdictpack.core._hinterval import (
     VERDICT_CODES,
     Verdict,
@@ -25,7 +25,8 @@ from verdictpack.core._hinterval import (
     corners_h_interval,
     hybrid_h_interval,
 )
-from verdictpack.core._mixture import BatchMixtureCS, ConfidenceSequence, MixtureCS, MixtureSpec
+from verdictpack.core._mixture import ConfidenceSequence, MixtureCS, MixtureSpec
+from verdictpack.core._mixture_batch import BatchMixtureCS
 from verdictpack.core._scales import phi
 from verdictpack.core._tracker import BatchHTracker, HTracker
 
@@ -1008,4 +1009,5 @@ def test_api_names() -> None:
     fns: list[Callable[..., object]] = [classify, classify_codes, corners_h_interval]
     assert all(f.__name__ in _hinterval.__all__ for f in fns)
     assert {"HTracker", "BatchHTracker"} <= set(_tracker.__all__)
-    assert {"MixtureCS", "BatchMixtureCS", "MixtureSpec"} <= set(_mixture.__all__)
+    assert {"MixtureCS", "MixtureSpec"} <= set(_mixture.__all__)
+    assert "BatchMixtureCS" in _mixture_batch.__all__

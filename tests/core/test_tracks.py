@@ -9,14 +9,14 @@ from verdictpack._rng import stream
 from verdictpack.core._hinterval import classify
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import HTracker
-from verdictpack.core._tracks import TRACKS, TrackRun, track_state
+from verdictpack.core._tracks import TRACKS, TrackRun, TrackSettings, track_state
 
 SPEC = MixtureSpec()
 CLAIMS = {"registered": "claim at 0.3", "extension": "claim at 0.2", "comparison": "claim 0.3"}
 
 
 def _run(construction: str = "hybrid", other: str = "corners", alpha: float = 0.05) -> TrackRun:
-    return TrackRun(construction, other, alpha, SPEC, 0.3, 0.2, CLAIMS)
+    return TrackRun(TrackSettings(construction, other, alpha, SPEC, 0.3, 0.2, CLAIMS))
 
 
 def _stream(
@@ -129,4 +129,4 @@ def test_model_only_roots_feed_no_human_stream() -> None:
 
 def test_claims_must_name_every_track() -> None:
     with pytest.raises(KeyError):
-        TrackRun("hybrid", "corners", 0.05, SPEC, 0.3, 0.2, {"registered": "c"})
+        TrackRun(TrackSettings("hybrid", "corners", 0.05, SPEC, 0.3, 0.2, {"registered": "c"}))

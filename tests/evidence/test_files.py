@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from verdictpack._errors import InputError
-from verdictpack.evidence._files import FORMATS, file_sha256, read_inside, read_judgment_file
+from verdictpack._errors import ConfigError, InputError
+from verdictpack.evidence._files import FORMATS, read_inside, read_judgment_file, read_study
 from verdictpack.evidence.importers import read_argilla, read_labelstudio, read_mturk
 
 DATA = Path(__file__).parent / "data"
@@ -42,7 +42,7 @@ def _rows(table: Any) -> list[tuple[Any, ...]]:
 
 
 def test_formats() -> None:
-    assert FORMATS == ("table", "labelstudio", "argilla", "mturk")
+    assert FORMATS == ("table", "labelstudio", "argilla", "mturk", "openai_batch", "inspect")
 
 
 def test_table_format_with_a_mapping(tmp_path: Path) -> None:
@@ -97,14 +97,37 @@ def test_options_the_importer_refuses_raise() -> None:
         )
 
 
-def test_sha256_of_the_bytes(tmp_path: Path) -> None:
-    p = tmp_path / "big.bin"
-    blob = bytes(range(256)) * 9000  # crosses the 1 MiB chunk boundary
-    p.write_bytes(blob)
-    assert file_sha256(p) == hashlib.sha256(blob).hexdigest()
-    e = tmp_path / "empty"
-    e.write_bytes(b"")
-    assert file_sha256(e) == hashlib.sha256(b"").hexdigest()
+def test_read_study_hashes_what_it_parsed_and_lists_every_defect_by_file_and_line(
+    tmp_path: Path,
+) -> None:
+    from conftest import write_tiny_study
+    from verdictpack._cli import _parsed
+
+    cfg = write_tiny_study(tmp_path / "s")
+    source, _, parsed = _parsed(str(cfg))
+    judges = [j.name for j in parsed.panel.judges]
+    data = read_study(parsed.data, judges, parsed.panel.trials, source)
+    assert [f.role for f in data.files] == ["stimuli", "judgments", "reader_audit"]
+    for f in data.files:
+        blob = (cfg.parent / f.path).read_bytes()
+        assert (f.sha256, f.bytes) == (hashlib.sha256(blob).hexdigest(), len(blob))
+    # defects in two files, the later lines first in each: listed by file (as read), then line
+    folder = cfg.parent / "data"
+    for name, broken in (("judgments.csv", "r000,judge-a,model,sideways,treatment,0"),
+                         ("readings.csv", "a0,,treatment")):  # fmt: skip
+        lines = (folder / name).read_text().splitlines()
+        lines[5] = lines[2] = broken
+        (folder / name).write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError) as refused:
+        read_study(parsed.data, judges, parsed.panel.trials, source)
+    places = [(d.file, d.path) for d in refused.value.defects]
+    assert [p for p in places if p[1] in ("line 3", "line 6")] == [
+        ("data/judgments.csv", "line 3"),
+        ("data/judgments.csv", "line 6"),
+        ("data/readings.csv", "line 3"),
+        ("data/readings.csv", "line 6"),
+    ]
+    assert places == sorted(places, key=lambda p: (p[0] != "data/judgments.csv", p))
 
 
 # ---------------------------------------------------------------- issue 22: files and inputs

@@ -413,6 +413,32 @@ def test_mturk_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
     assert len(result.judgments) == 0
 
 
+def test_mturk_broken_quoting_is_a_defect_at_its_line(tmp_path: Path) -> None:
+    """Text after a closing quote was joined to the field silently; it is now a defect at the
+    row's first line, and the rows after it are read."""
+    lines = (DATA / "mturk_batch.csv").read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2].replace('"B","",""', '"B"x,"",""')  # line 3: Answer.pref "B"x
+    p = tmp_path / "batch.csv"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = read_mturk(p, **MTURK)  # type: ignore[arg-type]
+    assert places(result) == ["line 3"]
+    assert "every quote closed" in result.defects[0].expected
+    assert [j.origin.where for j in result.judgments if j.origin] == ["line 2", "line 4", "line 6"]
+
+
+def test_jsonl_lines_end_only_at_line_ends(tmp_path: Path) -> None:
+    """A JSONL record holding U+2028 or NEL as they are (valid in a JSON string) was cut in two
+    there (``str.splitlines``): its record refused, the lines after it misnumbered."""
+    first = _argilla_record("r1", ANSWERED) | {"fields": {"text_a": "one\u2028two\x85three"}}
+    second = json.dumps(_argilla_record("r2", ANSWERED))
+    lines = [json.dumps(first, ensure_ascii=False), "{", second]
+    p = tmp_path / "argilla.jsonl"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = read_argilla(p, **ARGILLA)  # type: ignore[arg-type]
+    assert places(result) == ["line 2"]
+    assert [j.origin.where for j in result.judgments if j.origin] == ["line 1", "line 3"]
+
+
 @pytest.mark.parametrize("root", [" root-1", "root-1\n", "root\x1b1"])
 def test_a_root_id_with_spaces_or_control_characters_is_refused(tmp_path: Path, root: str) -> None:
     """Issue 22 row 6: such ids were read as given; the run then failed its own self-audit."""

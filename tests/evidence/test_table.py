@@ -201,7 +201,7 @@ def test_mapped_defects_name_the_source_column_and_quoted_lines(tmp_path: Path) 
 
 def test_file_level_defects(tmp_path: Path) -> None:
     txt = _write(tmp_path, "j.txt", [HEADER])
-    assert read_table(txt).defects[0].expected == "a .csv or .jsonl file"
+    assert read_table(txt).defects[0].expected == "a .csv, .jsonl or .parquet file"
     missing = read_table(tmp_path / "absent.csv").defects
     assert missing[0].path == "(file)"
     nocol = read_table(_write(tmp_path, "n.csv", ["root_id,rater_id,choice", "r,a,tie"]))
@@ -456,3 +456,67 @@ def test_deep_or_giant_jsonl_values_are_defects(tmp_path: Path) -> None:
     assert "200 levels" in result.defects[0].expected
     assert "100 digits" in result.defects[1].expected
     assert len(result.table) == 1
+
+
+# ---------------------------------------------------------------- issue 23: the csv module reads
+
+
+def test_broken_quoting_is_a_defect_at_the_line_where_the_row_starts(tmp_path: Path) -> None:
+    """Text after a closing quote was joined to the field, and a quote never closed swallowed the
+    rest of the file into one field; each is now a defect at its row's first line, the other rows
+    read."""
+    lines = [
+        HEADER,
+        "r1,m1,model,null_first,tie,0,,,",  # line 2
+        'r1,m2,model,null_first,tie,0,,"two\nlines"x,',  # lines 3-4: text after the quote
+        "r2,m1,model,null_first,tie,0,,,",  # line 5
+        'r2,m2,model,null_first,tie,0,,"never closed,',  # line 6: open to the end
+        "r3,m1,model,null_first,tie,0,,,",  # line 7
+    ]
+    result = read_table(_write(tmp_path, "q.csv", lines), display="data/q.csv")
+    assert [(d.file, d.path) for d in result.defects] == [
+        ("data/q.csv", "line 3"),
+        ("data/q.csv", "line 6"),
+    ]
+    assert all("every quote closed" in d.expected for d in result.defects)
+    assert [j.origin.where for j in result.judgments if j.origin] == ["line 2", "line 5"]
+
+
+def test_rows_over_many_chunks_keep_their_first_lines(tmp_path: Path) -> None:
+    """Rows are read a chunk at a time: each row's line is where it starts (quoted line ends of
+    every kind), the same as following the csv module row by row, across chunk boundaries."""
+    import csv
+
+    rng = random.Random(23)
+    rows = [HEADER]
+    for r in range(1500):
+        raw = rng.choice(["", "", "", '"a\nb"', '"c\r\nd\re"', '"say ""hi"""'])
+        rows.append(f"r{r},m{r % 3},model,null_first,tie,0,,{raw},")
+        if r % 97 == 0:
+            rows.append(f"r{r},m9,model")  # short row: a defect
+        if r % 89 == 0:
+            rows.append("")  # a blank line
+    p = _write(tmp_path, "many.csv", rows)
+    result = read_table(p)
+    expected_lines, expected_bad = [], []
+    with p.open(newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        next(reader)
+        start = reader.line_num + 1
+        for row in reader:
+            if len(row) == 9:
+                expected_lines.append(f"line {start}")
+            elif row:
+                expected_bad.append(f"line {start}")
+            start = reader.line_num + 1
+    assert [j.origin.where for j in result.judgments if j.origin] == expected_lines
+    assert [d.path for d in result.defects] == expected_bad
+
+
+def test_a_field_past_the_csv_modules_default_limit_is_read(tmp_path: Path) -> None:
+    """A raw answer of 200,000 characters is read (the csv module refuses fields past 131,072
+    characters unless told otherwise)."""
+    lines = [HEADER, f"r1,m1,model,null_first,tie,0,,{'x' * 200_000},"]
+    result = read_table(_write(tmp_path, "long.csv", lines))
+    assert result.defects == ()
+    assert result.judgments[0].raw == "x" * 200_000

@@ -364,7 +364,9 @@ def _refused(write_config, capsys, tmp_path: Path, data: dict) -> str:
             "a label not used by scenario 0",
         ),
         (
-            lambda d: d["construct"]["thresholds"].update(h=0.001),
+            lambda d: d["construct"].update(
+                thresholds={"h": 0.001, "odds_ratio": 2.0}, extension_minimum_h=0.0005
+            ),
             "$.construct.thresholds.h",
             "a threshold the fixed-n route can reach within 1,000,000 roots",
         ),

@@ -23,7 +23,7 @@ import pytest
 
 from conftest import ROOT, load_example
 from verdictpack._cli import main
-from verdictpack.simulate import _judges, _operating
+from verdictpack.simulate import _draw, _judges, _operating
 
 ENGINE = "engine_summarization.json"
 SIZING = "sizing_summarization.json"
@@ -321,9 +321,9 @@ def test_judge_blocks_draw_the_same_numbers(monkeypatch) -> None:
     scenario = _judges.TruthScenario("s", effect_scale=0.3, stream_correlation=0.4)
 
     def draw(limit: int) -> tuple[Any, ...]:
-        monkeypatch.setattr(_judges, "_DRAW_NORMALS", limit)
+        monkeypatch.setattr(_draw, "_DRAW_NORMALS", limit)
         rng = np.random.default_rng(7)
-        model, human = _judges.simulate_panel(panel, scenario, 0.5, 5, 70, 11, rng)
+        model, human = _draw.simulate_panel(panel, scenario, 0.5, 5, 70, 11, rng)
         return model, human, rng.standard_normal()
 
     one_shot = draw(1 << 22)

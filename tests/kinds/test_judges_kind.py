@@ -92,3 +92,17 @@ def test_refusals_by_name(tmp_path, capsys, mutate, path) -> None:
     p.write_text(json.dumps(cfg))
     assert main([str(p)]) == 2
     assert f": {path}:" in capsys.readouterr().err
+
+
+def test_a_world_no_panel_can_carry_is_refused_by_validate(tmp_path, capsys) -> None:
+    """The world's rates are a rule of the config (validate refuses what the run would), named
+    at the world's field with the composition that cannot carry it."""
+    cfg = reduced()
+    cfg["worlds"]["effect_present"]["effect_scale"] = 10.0
+    p = tmp_path / "j.json"
+    p.write_text(json.dumps(cfg))
+    assert main(["validate", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert ": $.worlds.effect_present.effect_scale: received 10.0; " in err
+    assert "composition 'registered' in the effect_present world" in err
+    assert "p ± δ must stay in [0, 1]" in err

@@ -475,23 +475,24 @@ def test_provenance_hashes_the_bytes_parsed_not_a_second_read(
 ) -> None:
     """Issue 22 row 10: the file was hashed by a second read; rewritten in between, provenance
     named bytes that were never analysed."""
-    import verdictpack.kinds._study as study
+    import verdictpack.evidence._files as files
 
     cfg = make_study(tmp_path / "s")
     judgments = tmp_path / "s" / "judgments.csv"
     parsed_bytes = judgments.read_bytes()
-    original = study.read_judgment_file
+    original = files.read_judgment_file
 
     def read_then_rewrite(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)
         judgments.write_bytes(parsed_bytes + b"p000,ja,model,null_first,tie,1\n")
         return out
 
-    monkeypatch.setattr(study, "read_judgment_file", read_then_rewrite)
+    monkeypatch.setattr(files, "read_judgment_file", read_then_rewrite)
     from verdictpack._cli import _parsed
 
     source, _, parsed = _parsed(str(cfg))
-    data = study.load_study(parsed, source)
+    judges = [j.name for j in parsed.panel.judges]
+    data = files.read_study(parsed.data, judges, parsed.panel.trials, source)
     entry = next(f for f in data.files if f.role == "judgments")
     assert entry.sha256 == hashlib.sha256(parsed_bytes).hexdigest()
     assert entry.bytes == len(parsed_bytes)
@@ -548,7 +549,7 @@ def test_a_live_study_on_a_read_only_folder_exits_2_naming_it(
 
     from live_helpers import live_study
 
-    from verdictpack._output import LiveFolder
+    from verdictpack.evidence._live_folder import LiveFolder
 
     study, _ = live_study(tmp_path, "http://127.0.0.1:9/v1")
     out = tmp_path / "live"

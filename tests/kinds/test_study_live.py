@@ -123,3 +123,29 @@ def test_missing_key_variable_is_refused_by_name(tmp_path: Path, capsys) -> None
     os.environ.pop("VP_NOT_SET_X", None)
     assert main([str(study), "--out", str(tmp_path / "out"), "--quiet"]) == 2
     assert "VP_NOT_SET_X" in capsys.readouterr().err
+
+
+def test_the_live_progress_goes_through_the_runs_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The live loop tells how far it is through the run's progress hook (on a terminal, the
+    CLI's line), never by writing to stderr itself."""
+    import io
+
+    from verdictpack import _cli
+
+    class Eager(_cli.ProgressLine):
+        def __init__(self, out: io.StringIO, **_: object) -> None:
+            super().__init__(out, delay=0.0, interval=0.0)
+
+    monkeypatch.setattr(_cli, "ProgressLine", Eager)
+    monkeypatch.setenv("COLUMNS", "250")  # the whole line, never cut to a terminal's width
+    probe, _ = live_study(tmp_path / "probe", "http://127.0.0.1:9/v1")
+    with serve(server_config(probe)) as url:
+        study, _ = live_study(tmp_path / "run", url, roots=12, cap=12)
+        line = io.StringIO()
+        _cli.run_config(str(study), str(tmp_path / "out"), progress=line)
+    assert "\rverdictpack: live study (h-interval [" in line.getvalue(), line.getvalue()
+    assert "from the ledger; spend 0.0" in line.getvalue()
+    assert "): roots committed [" in line.getvalue()
+    assert "\r" not in capsys.readouterr().err

@@ -7,14 +7,13 @@
 * Row 5: ``verdictpack audit DIR`` on an untampered live study passes, stopped at its verdict or
   by its budget.
 * Row 8: a corrupted ledger (not SQLite, truncated) is refused with exit 2 naming the file.
-* Row 11: a run SIGKILLed at every step of a live study's start leaves a folder the next run
-  resumes to its end.
+* Row 11: a run SIGKILLed after every filesystem call of a live study's start leaves a folder
+  the next run resumes to its end.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import sqlite3
@@ -31,7 +30,7 @@ pytest.importorskip("httpx")
 
 from live_helpers import live_study, serve, server_config
 
-from verdictpack._output import LIVE_CRASH_STEPS, LIVE_LOCK, LIVE_MARKER
+from verdictpack.evidence._live_folder import LIVE_LOCK, LIVE_MARKER
 
 ROOTS = 80
 LOOSE = {"alpha": 0.2, "per_tail_alpha": 0.05, "e_boundary": 20}
@@ -167,23 +166,39 @@ def test_a_corrupted_ledger_exits_2_naming_the_file(
     assert ledger.stat().st_size == (4600 if damage == "not sqlite" else 8192)
 
 
+# The filesystem calls of a live study's start that change the disk: DIR made, the lock created,
+# the temporary marker created and written, then renamed into place.
+START_CALLS = 5
+DRIVER = Path(__file__).parents[1] / "kill_driver.py"
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.parametrize("step", LIVE_CRASH_STEPS)
-def test_a_kill_at_a_step_of_the_start_resumes(tmp_path: Path, step: str) -> None:
+@pytest.mark.parametrize("kill", range(1, START_CALLS + 2))
+def test_a_kill_at_a_call_of_the_start_resumes(tmp_path: Path, kill: int) -> None:
+    """Killed (by tests/kill_driver.py, from outside) after each call of the start on DIR and its
+    own files (the marker's write half-way); one call past the last the run is not killed, so
+    every call was one of these."""
     probe = _study(tmp_path / "probe", "http://127.0.0.1:9/v1")
     with serve(server_config(probe)) as url:
         study = _study(tmp_path / "run", url)
-        out = tmp_path / f"out-{step}"
-        env = {**os.environ, "VERDICTPACK_TEST_CRASH_AT": step}
-        command = [sys.executable, "-m", "verdictpack", str(study), "--out", str(out)]
-        command.append("--quiet")
-        killed = subprocess.run(command, env=env, capture_output=True, timeout=120)
-        assert killed.returncode == -signal.SIGKILL, (step, killed.stderr[-500:])
-        env.pop("VERDICTPACK_TEST_CRASH_AT")
-        again = subprocess.run(command, env=env, capture_output=True, timeout=120)
-        assert again.returncode == 0, (step, again.stderr.decode()[-800:])
+        out = tmp_path / "out"
+        command = [str(study), "--out", str(out), "--quiet"]
+        case = {"cwd": str(tmp_path), "args": command, "kill": kill, "trace": None}
+        case["watch"] = [str(out), f"{out}/.verdictpack-live*"]
+        killed = subprocess.run(
+            [sys.executable, str(DRIVER), "--module"],
+            input=json.dumps([case]).encode(),
+            capture_output=True,
+            timeout=120,
+        )
+        expected = -signal.SIGKILL if kill <= START_CALLS else 0
+        assert killed.returncode == expected, (kill, killed.stderr[-500:])
+        again = subprocess.run(
+            [sys.executable, "-m", "verdictpack", *command], capture_output=True, timeout=120
+        )
+        assert again.returncode == 0, (kill, again.stderr.decode()[-800:])
         names = {p.name for p in out.iterdir()}
-        assert names == {LIVE_MARKER, LIVE_LOCK, "ledger.sqlite", "report"}, (step, names)
+        assert names == {LIVE_MARKER, LIVE_LOCK, "ledger.sqlite", "report"}, (kill, names)
         assert (out / "report" / "verdict.json").is_file()
 
 

@@ -52,7 +52,7 @@ from live_helpers import Faults, ServerConfig, Sheet, serve
 from conftest import load_example
 from verdictpack.config._blocks import SequentialSpec, build_sequential
 from verdictpack.config._compiler import Construct, ConstructSpec, compile_construct
-from verdictpack.core._tracks import TrackRun
+from verdictpack.core._tracks import TrackRun, TrackSettings
 from verdictpack.evidence._ledger import Ledger
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
@@ -104,13 +104,15 @@ def _tracks(cap: int) -> TrackRun:
     construct = _construct()
     sequential = build_sequential(SequentialSpec(construction="hybrid", cap_roots=cap))
     return TrackRun(
-        sequential.construction,
-        sequential.other_construction(),
-        construct.per_tail_alpha,
-        sequential.spec,
-        construct.governing_threshold_h,
-        construct.extension_minimum_h,
-        {t: construct.registered_claim for t in ("registered", "extension", "comparison")},
+        TrackSettings(
+            sequential.construction,
+            sequential.other_construction(),
+            construct.per_tail_alpha,
+            sequential.spec,
+            construct.governing_threshold_h,
+            construct.extension_minimum_h,
+            {t: construct.registered_claim for t in ("registered", "extension", "comparison")},
+        )
     )
 
 

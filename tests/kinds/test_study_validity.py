@@ -45,7 +45,7 @@ from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import load_source, parse_config
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._scales import p_from_h
-from verdictpack.core._tracks import TrackTrace
+from verdictpack.core._tracks import TrackSettings, TrackTrace
 from verdictpack.evidence._assemble import Policy, RootValues, root_values
 from verdictpack.evidence._order import registered_order
 from verdictpack.evidence._table import CHOICES, ORDERS, JudgmentTable
@@ -163,10 +163,10 @@ def _trace(
     sel = sim.replicate == a
     m_lo, h_lo = lower[0][sel], lower[1][sel]
     kw = {} if upper is None else {"m_upper": upper[0][sel], "h_upper": upper[1][sel]}
-    return TrackTrace(
-        "hybrid", "corners", PER_TAIL_ALPHA, SPEC, THRESHOLD, EXTENSION, CLAIMS, m_lo, h_lo,
-        int(sel.sum()), **kw,
-    )  # fmt: skip
+    settings = TrackSettings(
+        "hybrid", "corners", PER_TAIL_ALPHA, SPEC, THRESHOLD, EXTENSION, CLAIMS
+    )
+    return TrackTrace(settings, m_lo, h_lo, int(sel.sum()), **kw)
 
 
 def verdicts(sim: Simulated, replicates: int, how: str = "bounds") -> dict[str, list[str]]:
@@ -328,11 +328,11 @@ def test_the_study_run_is_these_two_functions(tmp_path: Path) -> None:
     np.testing.assert_array_equal(trail.h_hi, v.h_hi)
     c = result.construct
     seq = build_sequential(config.sequential)
-    trace = TrackTrace(
+    settings = TrackSettings(
         "hybrid", "corners", c.per_tail_alpha, seq.spec, c.governing_threshold_h,
-        c.extension_minimum_h, CLAIMS, v.m_lo, v.h_lo, seq.cap_roots, m_upper=v.m_hi,
-        h_upper=v.h_hi,
+        c.extension_minimum_h, CLAIMS,
     )  # fmt: skip
+    trace = TrackTrace(settings, v.m_lo, v.h_lo, seq.cap_roots, m_upper=v.m_hi, h_upper=v.h_hi)
     np.testing.assert_array_equal(trail.h_interval[:, 0], trace.h_lo["registered"])
     np.testing.assert_array_equal(trail.h_interval[:, 1], trace.h_hi["registered"])
     assert result.estimate.width_bounded is not None

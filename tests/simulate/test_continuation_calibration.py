@@ -21,10 +21,12 @@ from verdictpack.core._hinterval import classify_codes
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import BatchHTracker
 from verdictpack.simulate._continuation import roots_to_go
+from verdictpack.simulate._draw import (
+    simulate_panel,
+)
 from verdictpack.simulate._judges import (
     Panel,
     TruthScenario,
-    simulate_panel,
     solve_effect_scale,
 )
 from verdictpack.simulate._panels import build_panel

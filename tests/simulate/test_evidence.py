@@ -8,7 +8,14 @@ import pytest
 from verdictpack import EvidenceSource, RootEvidence, SimulatedPanelSource
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
-from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario, simulate_choices
+from verdictpack.simulate._draw import (
+    simulate_choices,
+)
+from verdictpack.simulate._judges import (
+    JudgeSheet,
+    Panel,
+    TruthScenario,
+)
 from verdictpack.stimuli import Stimulus
 
 PANEL = Panel(

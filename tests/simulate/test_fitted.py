@@ -8,8 +8,15 @@ import pytest
 from verdictpack._errors import InputError
 from verdictpack.config._blocks import PanelSpec
 from verdictpack.core._estimates import estimate_panel
+from verdictpack.simulate._draw import (
+    simulate_choices,
+)
 from verdictpack.simulate._fitted import RATE_FLOOR, fitted_panel_block, fitted_panel_record
-from verdictpack.simulate._judges import JudgeSheet, Panel, null_scenario, simulate_choices
+from verdictpack.simulate._judges import (
+    JudgeSheet,
+    Panel,
+    null_scenario,
+)
 
 
 def _long(model: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -15,10 +15,9 @@ from conftest import assert_refused_by_name
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, dump_json
 from verdictpack._rng import stream
-from verdictpack.core._agreement import cohens_kappa_from_table, expected_kappa
+from verdictpack.core._agreement import AuditGate, cohens_kappa_from_table, expected_kappa
 from verdictpack.core._scales import p_from_h
 from verdictpack.simulate._human import (
-    AuditGate,
     HumanLayerCost,
     simulate_audit_pass_probability,
     simulate_baseline_power,

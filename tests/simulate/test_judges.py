@@ -19,7 +19,12 @@ from scipy.stats import multivariate_normal
 
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
+from verdictpack.simulate import _draw as draw
 from verdictpack.simulate import _judges as jm
+from verdictpack.simulate._draw import (
+    simulate_choices,
+    simulate_panel,
+)
 from verdictpack.simulate._evidence import SimulatedPanelSource
 from verdictpack.simulate._judges import (
     SCENARIO_NAMES,
@@ -31,8 +36,6 @@ from verdictpack.simulate._judges import (
     make_scenario,
     panel_cost_per_root,
     reachable_h_range,
-    simulate_choices,
-    simulate_panel,
     solve_effect_scale,
     stream_moments,
     touches_per_root,
@@ -167,7 +170,7 @@ def test_latent_factor_is_the_square_root(n_judges: int, rho: float, rho_o: floa
     np.testing.assert_allclose(np.linalg.eigvalsh(sigma), sorted(expected), atol=1e-12)
     # the simulation applies the same factor without forming it
     raw = np.eye(d).reshape(n_judges, 2, d)
-    applied, _ = jm._apply_factor((math.sqrt(lam[0]), math.sqrt(lam[1]), math.sqrt(lam[2])), raw)
+    applied, _ = draw._apply_factor((math.sqrt(lam[0]), math.sqrt(lam[1]), math.sqrt(lam[2])), raw)
     np.testing.assert_allclose(applied.reshape(d, d), factor, atol=1e-14)
 
 
@@ -667,7 +670,7 @@ def test_detail_and_choices_are_the_same_draws() -> None:
 
 def test_chunking_is_successive_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     panel, scenario = three_panel(), TruthScenario("t", effect_scale=0.7, stream_correlation=0.2)
-    monkeypatch.setattr(jm, "_CHUNK_ROOTS", 2 * 30)  # two replicate rows per chunk
+    monkeypatch.setattr(draw, "_CHUNK_ROOTS", 2 * 30)  # two replicate rows per chunk
     big_m, big_h = simulate_panel(panel, scenario, 0.4, 2, 30, 5, stream(4, "judges/chunk"))
     rng = stream(4, "judges/chunk")
     parts = [simulate_panel(panel, scenario, 0.4, 2, 30, rows, rng) for rows in (2, 2, 1)]

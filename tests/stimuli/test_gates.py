@@ -24,7 +24,7 @@ from verdictpack.stimuli import (
     max_fragment_similarity,
     standard_gates,
 )
-from verdictpack.stimuli._gates import _grams, _sentence_grams
+from verdictpack.stimuli._gates import _grams
 from verdictpack.stimuli._text import sentence_tokens
 
 SOURCE = (
@@ -261,15 +261,56 @@ def test_invalid_arguments_are_refused_by_name(parameter: str, call) -> None:  #
     assert_refused_by_name(parameter, call)
 
 
-def test_sentence_grams_follow_the_sentence_rule() -> None:
-    """The fragment gate's sentence-by-sentence grams are those of ``sentence_tokens``."""
-    pieces = ["Orin", "bridge", "3.5", "e.g.", "U.S.", "it's", "Café", "x2", "!", "?", ".", "\n"]
+def _brute_force_similarity(text: str, n: int) -> float:
+    grams = [_grams(toks, n) for toks in sentence_tokens(text)]
+    return max(
+        (len(a & b) / len(a | b) for i, a in enumerate(grams) for b in grams[i + 1 :]),
+        default=0.0,
+    )
+
+
+def test_fragment_similarity_is_the_max_jaccard_of_sentence_grams() -> None:
+    """Every pair of sentences compared (the shortcut for texts without a repeated window
+    included), on texts with short sentences, repeats and mixed scripts."""
+    pieces = ["Orin", "bridge", "3.5", "e.g.", "U.S.", "it's", "Café", "x2", "мост", "橋", "!", "."]
     rng = random.Random(7)
-    texts = [SOURCE, "", "One. Two! Three? Four", "Wait... what?! Yes.\nNo."]
+    texts = [SOURCE, "", "One. Two! Three? Four", "Wait... what?! Yes.\nNo.", "a b c. a b c."]
     for _ in range(300):
-        words = (rng.choice(pieces) + rng.choice([" ", ". ", "", "? "]) for _ in range(30))
+        words = (rng.choice(pieces) + rng.choice([" ", ". ", "", "? ", "。"]) for _ in range(30))
         texts.append("".join(words))
     for text in texts:
         for n in (1, 2, 3, 4):
-            expected = [_grams(toks, n) for toks in sentence_tokens(text)]
-            assert _sentence_grams(text, n) == expected, (text, n)
+            expected = _brute_force_similarity(text, n)
+            assert max_fragment_similarity(text, n) == pytest.approx(expected), (text, n)
+
+
+DUPLICATED = {
+    "cyrillic": (
+        "Городской совет утвердил бюджет на следующий год. Мэр объявил о новых школах. "
+        "Городской совет утвердил бюджет на следующий год."
+    ),
+    "greek": (
+        "Το δημοτικό συμβούλιο ενέκρινε τον προϋπολογισμό της πόλης. Ο δήμαρχος μίλησε για "
+        "νέα σχολεία. Το δημοτικό συμβούλιο ενέκρινε τον προϋπολογισμό της πόλης!"
+    ),
+    "cjk": "市议会批准了明年的预算。市长宣布建设新学校。市议会批准了明年的预算。",
+    "japanese": (
+        "市議会は来年の予算を承認した。市長は新しい学校を発表した！市議会は来年の予算を承認した。"
+    ),
+}
+DISTINCT = {
+    "cyrillic": "Городской совет утвердил бюджет на следующий год. Мэр объявил о новых школах.",
+    "greek": "Το δημοτικό συμβούλιο ενέκρινε τον προϋπολογισμό. Ο δήμαρχος μίλησε για σχολεία.",
+    "cjk": "市议会批准了明年的预算。市长宣布建设新学校。",
+    "japanese": "市議会は来年の予算を承認した。市長は新しい学校を発表した！",
+}
+
+
+@pytest.mark.parametrize("script", sorted(DUPLICATED))
+def test_fragment_gate_catches_duplicated_sentences_in_any_script(script: str) -> None:
+    gate = FragmentDistinctnessGate(0.5)
+    dup = Stimulus(id="d", source=None, treatment=DUPLICATED[script], null_partner=DISTINCT[script])
+    outcome = gate.check(dup)
+    assert outcome.measured == 1.0 and not outcome.passed
+    ok = Stimulus(id="k", source=None, treatment=DISTINCT[script], null_partner=DISTINCT[script])
+    assert gate.check(ok).passed and gate.check(ok).measured < 0.2

@@ -26,7 +26,10 @@ _FOUNDATIONS = {
 }
 _AUDIT_MODULES = (
     "_command",
+    "_engine_costs",
+    "_engine_human",
     "_findings",
+    "_inputs",
     "_kappa_bound",
     "_kinds",
     "_kinds_engine",
@@ -36,10 +39,11 @@ _AUDIT_MODULES = (
     "_ledger_audit",
     "_provenance_checks",
     "_rederive",
-    "_report_map",
-    "_report_summary",
+    "_sprt_exact",
+    "_study_blocks",
     "_study_judges",
     "_study_tables",
+    "_worlds",
 )
 
 

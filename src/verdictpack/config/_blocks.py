@@ -15,20 +15,22 @@ that does so to report a panel the model refuses at its JSON path) lives a floor
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from verdictpack._errors import MISSING, InputError
 from verdictpack.config._compiler import (
     Construct,
-    ConstructSpec,
     CrossRule,
+    Found,
     StrictModel,
     compile_construct,
+    model_at,
+    refuse,
+    unique,
 )
 from verdictpack.config._refusals import Loc, expected_text, governing_loc
 from verdictpack.core._exact import two_proportion_n
@@ -51,7 +53,6 @@ __all__ = [
     "kappa_min_field",
     "price",
     "route_rules",
-    "sequential_rules",
 ]
 
 DEFAULT_LAMBDAS = (0.05, 0.10, 0.20, 0.40, 0.80)
@@ -85,6 +86,19 @@ class SequentialSpec(StrictModel):
         ge=1, le=MAX_ROOTS, description=f"roots before INCONCLUSIVE, at most {MAX_ROOTS:,}"
     )
 
+    @model_validator(mode="after")
+    def _weights(self) -> SequentialSpec:
+        if self.weights is not None:
+            refuse(_weights_check(self.lambdas, self.weights))
+        return self
+
+
+def _weights_check(lambdas: list[float], weights: list[float]) -> Iterable[Found]:
+    if len(weights) != len(lambdas):
+        yield (("weights",), weights, f"{len(lambdas)} weights, one per lambda")
+    if abs(sum(weights) - 1.0) > 1e-12:
+        yield (("weights",), weights, "weights summing to 1")
+
 
 class JudgeSheetSpec(StrictModel):
     name: NonEmptyText = Field(description="the judge's name, unique within its panel")
@@ -100,6 +114,9 @@ class JudgeSheetSpec(StrictModel):
     )
 
 
+_JUDGE_ONCE = "a judge name not used by another judge"
+
+
 class PanelSpec(StrictModel):
     name: NonEmptyText = Field(description="the panel's name (reported)")
     latent_correlation: float = Field(
@@ -111,7 +128,7 @@ class PanelSpec(StrictModel):
     order_correlation: float | None = Field(
         default=None, ge=-1.0, le=1.0, description="a judge's two orders (default: as judges)"
     )
-    judges: list[JudgeSheetSpec] = Field(
+    judges: Annotated[list[JudgeSheetSpec], unique(_JUDGE_ONCE)] = Field(
         min_length=1,
         description="the judges' character sheets, at least one; each judges every root in both "
         "orders",
@@ -149,26 +166,31 @@ class HumanPrices:
         price = _get(data, self.default)
         if price is _ABSENT or price is None or not isinstance(data, dict):
             return data
-        out = copy.deepcopy(data)
+        out = dict(data)  # copies of the objects on the touches' paths only, never the rest
         for loc in self.touches:
-            parent = _get(out, loc[:-1])
-            if isinstance(parent, dict) and parent.get(loc[-1]) is None:
-                parent[loc[-1]] = price
+            parent = out
+            for part in loc[:-1]:
+                if not isinstance(parent.get(part), dict):
+                    break
+                parent[part] = parent = dict(parent[part])
+            else:
+                if parent.get(loc[-1]) is None:
+                    parent[loc[-1]] = price
         return out
 
     def rule(self) -> CrossRule:
         """Refuse (when ``required``) a touch kind that has no price at all."""
 
-        def check(cfg: dict[str, Any]) -> Iterable[tuple[Loc, Any, str]]:
-            if not self.required or _get(cfg, self.default) not in (_ABSENT, None):
+        def check(cfg: Any) -> Iterable[Found]:
+            if not self.required or model_at(cfg, self.default) is not None:
                 return
             where = ".".join(str(p) for p in self.default)
             for loc in self.touches:
-                parent = _get(cfg, loc[:-1])
-                if isinstance(parent, dict) and parent.get(loc[-1]) is None:
+                parent = model_at(cfg, loc[:-1])
+                if parent is not None and model_at(parent, loc[-1:]) is None:
                     yield (
                         loc,
-                        parent.get(loc[-1], MISSING),
+                        MISSING,
                         f"a price: this field, or {where}, the price every human touch "
                         "inherits where its own is omitted",
                     )
@@ -234,23 +256,6 @@ def build_sequential(spec: SequentialSpec) -> SequentialSettings:
 # ----------------------------------------------------------------------------------------------
 
 
-def _sequential_check(seq: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
-    lambdas = seq.get("lambdas")
-    weights = seq.get("weights")
-    if isinstance(weights, list) and weights:
-        if isinstance(lambdas, list) and len(weights) != len(lambdas):
-            yield (("weights",), weights, f"{len(lambdas)} weights, one per lambda")
-        elif not isinstance(lambdas, list) and len(weights) != len(DEFAULT_LAMBDAS):
-            yield (("weights",), weights, f"{len(DEFAULT_LAMBDAS)} weights, one per lambda")
-        numeric = [w for w in weights if isinstance(w, (int, float)) and not isinstance(w, bool)]
-        if len(numeric) == len(weights) and abs(sum(numeric) - 1.0) > 1e-12:
-            yield (("weights",), weights, "weights summing to 1")
-
-
-def sequential_rules(at: tuple[str | int, ...] = ("sequential",)) -> list[CrossRule]:
-    return [CrossRule(at=at, check=_sequential_check)]
-
-
 def fixed_n_defect(
     construct: Construct, fixed_n_power: float
 ) -> tuple[int | None, tuple[Loc, str] | None]:
@@ -282,19 +287,12 @@ def fixed_n_defect(
     return n, None
 
 
-def _route_bounds(cfg: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
-    try:
-        construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
-        routes = RoutesSpec.model_validate(cfg.get("routes"))
-    except Exception:  # the schema and the construct rules report malformed blocks
-        return
-    _, defect = fixed_n_defect(construct, routes.fixed_n_power)
+def _route_bounds(cfg: Any) -> Iterable[Found]:
+    construct = compile_construct(cfg.construct_spec)
+    _, defect = fixed_n_defect(construct, cfg.routes.fixed_n_power)
     if defect is not None:
         loc, expected = defect
-        cur: Any = cfg
-        for part in loc:
-            cur = cur.get(part) if isinstance(cur, dict) else None
-        yield loc, cur, expected
+        yield loc, model_at(cfg, loc), expected
 
 
 def route_rules() -> list[CrossRule]:

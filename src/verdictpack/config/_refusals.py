@@ -76,7 +76,7 @@ class Refusals:
     def value(self, loc: Loc) -> Any:
         """The config's raw value at ``loc`` (MISSING when absent)."""
         if self._raw is MISSING:
-            self._raw = None if self.source is None else self.source.json()
+            self._raw = None if self.source is None else self.source.value()
         cur = self._raw
         for part in loc:
             in_list = isinstance(part, int) and isinstance(cur, list) and 0 <= part < len(cur)

@@ -301,6 +301,14 @@ class AuditGate:
             expected_agreement=k.expected_agreement,
         )
 
+    def passes(self, agreements: Any, n: int, expected_agreement: Any) -> int:
+        """How many audits of ``n`` roots pass, given as arrays of agreements and P_e (the
+        simulations' vectorised path, unchecked); an audit with P_e = 1 (κ undefined) fails."""
+        p_e = np.asarray(expected_agreement, dtype=np.float64)
+        defined = p_e < 1.0 - 1e-12
+        bound = kappa_lower_bounds(agreements, n, np.where(defined, p_e, 0.0), self.level)
+        return int(np.count_nonzero(defined & (bound >= self.kappa_min)))
+
 
 def _sort_key(label: Any) -> tuple[str, str]:
     return (type(label).__name__, repr(label))

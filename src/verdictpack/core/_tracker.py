@@ -25,17 +25,14 @@ from verdictpack.core._hinterval import (
     classify_codes,
 )
 from verdictpack.core._mixture import (
-    BatchMixtureCS,
     BoolArray,
     Construction,
     FloatArray,
     IntArray,
     MixtureCS,
     MixtureSpec,
-    _Bank,
     _check_alpha,
     _check_construction,
-    _check_indices,
     _check_mean,
     _check_observation,
     _check_replicates,
@@ -43,6 +40,7 @@ from verdictpack.core._mixture import (
     _check_threshold,
     _resolve_spec,
 )
+from verdictpack.core._mixture_batch import BatchMixtureCS, _Bank, _check_indices
 
 __all__ = [
     "BatchHTracker",

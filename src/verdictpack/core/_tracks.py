@@ -49,6 +49,7 @@ __all__ = [
     "BoundedHTracker",
     "TrackResult",
     "TrackRun",
+    "TrackSettings",
     "TrackTrace",
     "Value",
     "track_state",
@@ -75,6 +76,22 @@ class TrackResult:
     human_bounds: tuple[float, float] | None
     diff_bounds: tuple[float, float] | None
     error_per_side: float
+
+
+@dataclass(frozen=True)
+class TrackSettings:
+    """What the three tracks run on: the registered ``construction`` and the comparison one
+    (``other``), the per-tail level ``alpha``, the bet grid ``spec``, the governing threshold
+    ``threshold_h`` and the extension minimum ``extension_h``, and each track's claim
+    (``claims``, keys :data:`TRACKS`)."""
+
+    construction: str
+    other: str
+    alpha: float
+    spec: MixtureSpec
+    threshold_h: float
+    extension_h: float
+    claims: Mapping[str, str]
 
 
 def _pair(v: Value) -> tuple[float, float]:
@@ -200,27 +217,19 @@ class TrackRun:
     """The registered, extension and comparison trackers over one stream of roots.
 
     ``construction`` is the registered construction and ``other`` the comparison one; every
-    tracker runs at the per-tail level ``alpha`` with the bet grid ``spec``. ``claims`` names each
-    track's claim (keys :data:`TRACKS`). :meth:`step` consumes one root; ``at_cap`` marks the
-    root at which the registered track must decide (INCONCLUSIVE when it cannot).
+    tracker runs at the per-tail level ``alpha`` with the bet grid ``spec`` (all
+    :class:`TrackSettings`). :meth:`step` consumes one root; ``at_cap`` marks the root at which
+    the registered track must decide (INCONCLUSIVE when it cannot).
     """
 
-    def __init__(
-        self,
-        construction: str,
-        other: str,
-        alpha: float,
-        spec: MixtureSpec,
-        threshold_h: float,
-        extension_h: float,
-        claims: Mapping[str, str],
-    ) -> None:
+    def __init__(self, settings: TrackSettings) -> None:
+        s = settings
         self.trackers: dict[str, BoundedHTracker] = {
-            "registered": BoundedHTracker(construction, alpha, spec, threshold_h),
-            "extension": BoundedHTracker(construction, alpha, spec, extension_h),
-            "comparison": BoundedHTracker(other, alpha, spec, threshold_h),
+            "registered": BoundedHTracker(s.construction, s.alpha, s.spec, s.threshold_h),
+            "extension": BoundedHTracker(s.construction, s.alpha, s.spec, s.extension_h),
+            "comparison": BoundedHTracker(s.other, s.alpha, s.spec, s.threshold_h),
         }
-        self.claims = MappingProxyType({t: claims[t] for t in TRACKS})
+        self.claims = MappingProxyType({t: s.claims[t] for t in TRACKS})
         self._verdicts: dict[str, TrackResult] = {}
         self.roots = 0
 
@@ -317,13 +326,7 @@ class TrackTrace:
 
     def __init__(
         self,
-        construction: str,
-        other: str,
-        alpha: float,
-        spec: MixtureSpec,
-        threshold_h: float,
-        extension_h: float,
-        claims: Mapping[str, str],
+        settings: TrackSettings,
         m: NDArray[np.float64],
         h: NDArray[np.float64],
         cap: int,
@@ -350,7 +353,7 @@ class TrackTrace:
                 "values in [0, 1], each lower value at most its upper one (h NaN: no human)",
                 int(np.flatnonzero(bad)[0]),
             )
-        self.claims = MappingProxyType({t: claims[t] for t in TRACKS})
+        self.claims = MappingProxyType({t: settings.claims[t] for t in TRACKS})
         self.n = int(m.size)
         self.cap = int(min(cap, self.n))
         self.bounded = bool(np.any(m != mu) or np.any(h[present] != hu[present]))
@@ -369,13 +372,19 @@ class TrackTrace:
         feeds = [(m_index(m), h_index(hu if self.bounded else h))]
         if self.bounded:
             feeds.append((m_index(mu), h_index(h)))
-        settings = {
-            "registered": (construction, threshold_h),
-            "extension": (construction, extension_h),
-            "comparison": (other, threshold_h),
+        con, other, alpha, spec = (
+            settings.construction,
+            settings.other,
+            settings.alpha,
+            settings.spec,
+        )
+        by_track = {
+            "registered": (con, settings.threshold_h),
+            "extension": (con, settings.extension_h),
+            "comparison": (other, settings.threshold_h),
         }
-        self.construction = {t: settings[t][0] for t in TRACKS}
-        self.threshold = {t: settings[t][1] for t in TRACKS}
+        self.construction = {t: by_track[t][0] for t in TRACKS}
+        self.threshold = {t: by_track[t][1] for t in TRACKS}
         self.error_per_side: dict[str, float] = {}
         self.stream_alphas: dict[str, float] = {}
         self.track_alphas: dict[str, dict[str, float]] = {}
@@ -383,10 +392,10 @@ class TrackTrace:
         self.h_lo: dict[str, NDArray[np.float64]] = {}
         self.h_hi: dict[str, NDArray[np.float64]] = {}
         self.codes: dict[str, NDArray[np.int8]] = {}
-        for name, (con, thr) in settings.items():
+        for name, (track_con, thr) in by_track.items():
             traces = []
             for mi, hi in feeds:
-                bt = BatchHTracker(1, con, alpha, spec, thr, ms, hs)
+                bt = BatchHTracker(1, track_con, alpha, spec, thr, ms, hs)
                 traces.append(bt.trace(mi, hi, present))
             self.error_per_side[name] = bt.error_per_side
             alphas = {"model": bt.model.alpha, "human": bt.human.alpha}

@@ -7,10 +7,11 @@ one over per admitted stimulus. The engine runs on any source: simulated panels
 files. May import the foundations, ``core``, ``config`` and ``stimuli``; never ``simulate`` or
 anything above it.
 
-Modules: ``_source`` (the protocol and RootEvidence), ``_table`` (the canonical long table of
-judgments: one row per judgment, the import target and export format; the ``table`` importer),
-``importers/`` (Label Studio, Argilla and MTurk exports into canonical rows), ``_trail`` (a
-study's evidence rows as columns, and evidence.jsonl written from them).
+Modules: ``_source`` (the protocol and RootEvidence; a live study's committed evidence from its
+ledger), ``_files`` (a study's data folder read by one call into StudyData), ``_table`` (the
+canonical long table of judgments: one row per judgment, the import target and export format;
+the ``table`` importer), ``importers/`` (Label Studio, Argilla and MTurk exports into canonical
+rows), ``_trail`` (a study's evidence rows as columns, and evidence.jsonl written from them).
 """
 
 from verdictpack.evidence._source import EvidenceSource, RootEvidence

@@ -28,15 +28,15 @@ the ledger's is refused)::
     commits(seq PRIMARY KEY = 1, 2, ... contiguous, root_id UNIQUE, m_lo <= m_hi,
             h_lo <= h_hi (both NULL: no H_i), state)
     cancelled(seq, key, cost_estimate, reason)
-    events(seq, kind, json)                               the verdict, the budget stop ...
+    events(seq, kind, json)                               a run's start, heartbeats, end ...
     sent(seq, key, attempt, cost_max)                     a call about to leave, its worst case
     settled(sent, kind (answered, failed, cancelled), cost, outcome)
                                                           what became of a sent call
 
 Durability. ``journal_mode=WAL``: readers (:meth:`Ledger.open_readonly`, e.g. a status command)
 never block the writer. That one run at a time writes a study folder is the folder lock's job
-(:class:`verdictpack._output.LiveFolder`), not the ledger's. Each ``record_*`` call is one
-transaction, so a crash loses at most the call in flight, and SQLite's
+(:class:`verdictpack.evidence._live_folder.LiveFolder`), not the ledger's. Each ``record_*`` call
+is one transaction, so a crash loses at most the call in flight, and SQLite's
 WAL recovery keeps exactly a prefix of the committed transactions, never part of one.
 ``synchronous`` is chosen per transaction:
 
@@ -1080,6 +1080,15 @@ class Ledger:
         """Every event, in seq order, with its data parsed."""
         rows = self._db.execute("SELECT seq, kind, json FROM events ORDER BY seq")
         return [Event(seq, kind, json.loads(text)) for seq, kind, text in rows]
+
+    def sent_tally(self, after: int = 0, upto: int = 1 << 62) -> tuple[int, int, int]:
+        """(last seq, calls, calls answered) of sent records with after < seq <= upto (a run's)."""
+        last, calls, answered = self._db.execute(
+            "SELECT coalesce(max(s.seq), ?), count(*), count(t.sent) FROM sent s LEFT JOIN "
+            "settled t ON t.sent = s.seq AND t.kind = 'answered' WHERE s.seq > ? AND s.seq <= ?",
+            (after, after, upto),
+        ).fetchone()
+        return int(last), int(calls), int(answered)
 
     def chain_head(self, seq: int | None = None) -> tuple[int, str | None]:
         """(the number of links of the hash chain, its last link or its link ``seq``; None when

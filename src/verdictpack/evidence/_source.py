@@ -5,7 +5,9 @@ and feeds what comes back into the sequential core; it never knows whether the j
 simulated, fetched from a judge endpoint or read from annotation files. The engine's default
 implementation is :class:`verdictpack.simulate._evidence.SimulatedPanelSource` (the
 character-sheet model of :mod:`verdictpack.simulate._judges`); a live judge client or an
-annotation importer implements the same two members and plugs into the same path.
+annotation importer implements the same two members and plugs into the same path. A study
+reads its data folder whole (:func:`~verdictpack.evidence._files.read_study`); a live study's
+ledger hands over its committed prefix as :class:`CommittedEvidence`.
 Requirements on any source (they are what keeps the anytime-valid guarantee honest): the order in
 which stimuli are judged and whether a root receives human judgments must not depend on the
 judgments' values (missing at random), and every judgment is returned, never filtered.
@@ -13,12 +15,18 @@ judgments' values (missing at random), and every judgment is returned, never fil
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
+from verdictpack.evidence._files import DataFile, data_file
+from verdictpack.evidence._ledger import Answer, Commit
+from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
 from verdictpack.stimuli._stimulus import Stimulus
 
-__all__ = ["EvidenceSource", "RootEvidence"]
+__all__ = ["CommittedEvidence", "EvidenceSource", "RootEvidence", "committed_evidence"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +73,49 @@ class EvidenceSource(Protocol):
     def judge(self, stimulus: Stimulus) -> RootEvidence:
         """All model-panel judgments (both orders) and the human judgments for one stimulus."""
         ...
+
+
+@dataclass(frozen=True)
+class CommittedEvidence:
+    """A live study's evidence as its ledger holds it after a run: the committed prefix of the
+    registered order (``roots``) and the live judges' answers on those roots, as canonical rows
+    (``table``), with their provenance entry (``file``: role ``live``, the SHA-256 of their
+    canonical CSV); why the run stopped (``stop``: ``verdict``, ``budget``, ``failed``...) and
+    the ledger's hash chain as the run left it (``chain``: its length and last link)."""
+
+    roots: tuple[str, ...]
+    table: JudgmentTable
+    file: DataFile
+    stop: str | None
+    chain: tuple[int, str | None]
+
+
+def committed_evidence(
+    commits: Iterable[Commit],
+    answers: Iterable[Answer],
+    stop: str | None,
+    chain: tuple[int, str | None],
+) -> CommittedEvidence:
+    """The committed prefix (the ledger's ``commits`` in order) and the ``answers`` on those
+    roots (answers on roots not committed are left out), sorted by root, judge, order, trial."""
+    roots = tuple(c["root_id"] for c in commits)
+    ids = set(roots)
+    rows = sorted(
+        (a for a in answers if a["root_id"] in ids),
+        key=lambda a: (a["root_id"], a["judge"], a["order"], a["trial"]),
+    )
+    table = JudgmentTable.from_columns(
+        [a["root_id"] for a in rows],
+        [a["judge"] for a in rows],
+        np.full(len(rows), RATER_KINDS.index("model"), np.int8),
+        np.array([ORDERS.index(a["order"]) for a in rows], np.int8),
+        np.array([CHOICES.index(a["choice"]) for a in rows], np.int8),
+        trial=np.array([a["trial"] for a in rows], np.int64),
+        cost=np.array([a["cost"] for a in rows], np.float64),
+        raw=[a["path"] for a in rows],
+        p_treatment=np.array(
+            [np.nan if a["p_treatment"] is None else a["p_treatment"] for a in rows], np.float64
+        ),
+    )
+    digest = data_file("live", "ledger.sqlite", "live judges", table.to_csv_bytes(), len(table))
+    return CommittedEvidence(roots, table, digest, stop, chain)

@@ -5,5 +5,6 @@ another kind: what two kinds share lives a floor below (``simulate._routes``,
 ``simulate._panels``, ``config._blocks``). Kinds never import ``render`` or ``verify``; the CLI
 runs the kind's ``LAYER.run`` and renders the result with :func:`verdictpack.render.render`, which
 picks the renderer by the result's type. ``_base`` (the Layer contract) is the only kinds module
-a kind imports.
+a kind imports besides its own parts (the study's: ``_study_config``, ``_study_judges``,
+``_study_live``).
 """

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from verdictpack._errors import InputError, UsageError, format_value
 from verdictpack._parallel import set_parent_death_signal, usable_cpus
@@ -47,19 +47,19 @@ from verdictpack.config._blocks import (
     build_sequential,
     currency_field,
     route_rules,
-    sequential_rules,
 )
 from verdictpack.config._compiler import (
     ConfigSource,
     Construct,
-    ConstructSpec,
     CrossRule,
+    Found,
+    SequentialConstruct,
     StrictModel,
     compile_construct,
-    sequential_construct_rules,
+    refuse,
 )
 from verdictpack.config._provenance import Provenance, provenance
-from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
+from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals
 from verdictpack.kinds._base import Layer, ProgressHook, RunOptions
 from verdictpack.kinds._battery_grid import (
     BatteryGrid,
@@ -83,6 +83,8 @@ from verdictpack.simulate._operating import (
 )
 from verdictpack.simulate._panels import PanelSummary, build_panel, panel_rules, summarize_panel
 from verdictpack.simulate._routes import route_design
+
+Issue = Found
 
 __all__ = [
     "BatteryConfig",
@@ -153,12 +155,36 @@ class BatteryScenarioSpec(StrictModel):
     def display(self) -> str:
         return self.label if self.label is not None else self.name
 
+    @model_validator(mode="after")
+    def _parameters(self) -> BatteryScenarioSpec:
+        refuse(_scenario_fields(self))
+        return self
+
+
+def _scenario_fields(sc: BatteryScenarioSpec) -> Iterator[Issue]:
+    """Its name known, its parameters given exactly when used."""
+    if sc.name not in SCENARIO_NAMES:
+        yield (("name",), sc.name, "one of " + ", ".join(SCENARIO_NAMES))
+        return
+    used = _SCENARIO_PARAMS[sc.name]
+    for param in _ALL_PARAMS:
+        given = getattr(sc, param)
+        if param in used and given is None:
+            yield ((param,), None, f"a value (the {sc.name} scenario needs it)")
+        elif given is not None and param not in used:
+            yield (
+                (param,),
+                given,
+                f"no {param} for the {sc.name} scenario (it does not use it; "
+                + (f"it takes {', '.join(used)})" if used else "it takes no parameters)"),
+            )
+
 
 class BatteryConfig(StrictModel):
     kind: Literal["battery"] = Field(description="the config kind: 'battery'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     currency: str = currency_field()
-    construct_spec: ConstructSpec = Field(
+    construct_spec: SequentialConstruct = Field(
         alias="construct", description="the construct, shared by every kind"
     )
     sequential: SequentialSpec = Field(
@@ -172,6 +198,7 @@ class BatteryConfig(StrictModel):
         max_length=50,
         description="the named truth scenarios the whole design is run under, 1 to 50",
     )
+
     replicates: int = Field(ge=100, le=1_000_000, description="sequential runs per scenario")
     block_size: int = Field(
         ge=50,
@@ -185,74 +212,59 @@ class BatteryConfig(StrictModel):
         "every route against the true h); absent: no grid",
     )
 
+    @field_validator("block_size")
+    @classmethod
+    def _divides(cls, block: int, info: ValidationInfo) -> int:
+        reps = info.data.get("replicates")
+        if reps is not None and block > reps:
+            refuse([((), block, f"at most replicates = {reps}")])
+        if reps is not None and reps % block:
+            text = f"a multiple of block_size = {block} (every task is one full block per scenario)"
+            refuse([(("replicates",), reps, text)], up=1)
+        return block
 
-Issue = tuple[tuple[str | int, ...], Any, str]
-
-
-def _scenario_fields(cfg: dict[str, Any]) -> Iterator[Issue]:
-    """Names known, each scenario's parameters present exactly when used, labels distinct."""
-    scenarios = cfg.get("scenarios")
-    if not isinstance(scenarios, list):
-        return
-    seen: dict[str, int] = {}
-    for i, sc in enumerate(scenarios):
-        if not isinstance(sc, dict):
-            continue
-        name = sc.get("name")
-        if not isinstance(name, str):
-            continue
-        if name not in SCENARIO_NAMES:
-            yield (("scenarios", i, "name"), name, "one of " + ", ".join(SCENARIO_NAMES))
-            continue
-        used = _SCENARIO_PARAMS[name]
-        for param in _ALL_PARAMS:
-            given = sc.get(param) is not None
-            if param in used and not given:
-                yield (("scenarios", i, param), None, f"a value (the {name} scenario needs it)")
-            elif given and param not in used:
-                yield (
-                    ("scenarios", i, param),
-                    sc[param],
-                    f"no {param} for the {name} scenario (it does not use it; "
-                    + (f"it takes {', '.join(used)})" if used else "it takes no parameters)"),
-                )
-        label = sc.get("label") or name
-        if isinstance(label, str):
-            if label in seen:
-                yield (
-                    ("scenarios", i, "label" if "label" in sc else "name"),
-                    label,
-                    f'a label not used by scenario {seen[label]} (set "label" to tell two '
-                    f"{name} scenarios apart)",
-                )
-            else:
-                seen[label] = i
-
-
-def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
-    """Checks that need the compiled construct and panel: the scenarios are built through the
-    generative model (a scenario it refuses is a config defect at its path) and the block size
-    divides the replicates. (A task's memory is bounded by the simulation itself, which runs
-    long horizons in slices of replicates: :func:`verdictpack.simulate._operating.run_cells`.)"""
-    reps, block = _positive_int(cfg.get("replicates")), _positive_int(cfg.get("block_size"))
-    if reps is not None and block is not None:
-        if block > reps:
-            yield (("block_size",), block, f"at most replicates = {reps}")
-        elif reps % block:
-            yield (
-                ("replicates",),
-                reps,
-                f"a multiple of block_size = {block} (every task is one full block per scenario)",
+    @field_validator("true_h_grid")
+    @classmethod
+    def _grid_blocks(cls, grid: TrueHGridSpec | None, info: ValidationInfo) -> Any:
+        block = info.data.get("block_size")
+        if grid is not None and block is not None and grid.replicates % block:
+            text = (
+                f"a multiple of block_size = {block} (every grid task is one full block per point)"
             )
+            refuse([(("replicates",), grid.replicates, text)])
+        return grid
+
+    @field_validator("scenarios")
+    @classmethod
+    def _labels(cls, scenarios: list[BatteryScenarioSpec]) -> list[BatteryScenarioSpec]:
+        seen: dict[str, int] = {}
+        found: list[Issue] = []
+        for i, sc in enumerate(scenarios):
+            if sc.display in seen:
+                found.append(
+                    (
+                        (i, "label" if sc.label is not None else "name"),
+                        sc.display,
+                        f'a label not used by scenario {seen[sc.display]} (set "label" to tell '
+                        f"two {sc.name} scenarios apart)",
+                    )
+                )
+            seen.setdefault(sc.display, i)
+        refuse(found)
+        return scenarios
+
+
+def _design_checks(cfg: BatteryConfig) -> Iterator[Issue]:
+    """The scenarios built through the generative model with the compiled construct and panel:
+    a scenario it refuses is a config defect at its path. (A task's memory is bounded by the
+    simulation itself, which runs long horizons in slices of replicates:
+    :func:`verdictpack.simulate._operating.run_cells`.)"""
+    construct = compile_construct(cfg.construct_spec)
     try:
-        construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
-        panel = build_panel(PanelSpec.model_validate(cfg.get("panel")))
-        specs = [BatteryScenarioSpec.model_validate(s) for s in cfg.get("scenarios") or []]
-    except Exception:  # the schema and the other rules report malformed blocks
+        panel = build_panel(cfg.panel)
+    except InputError:  # the panel rule reports it
         return
-    for i, spec in enumerate(specs):
-        if spec.name not in SCENARIO_NAMES:
-            continue
+    for i, spec in enumerate(cfg.scenarios):
         try:
             build_scenario(spec, panel, construct)
         except InputError as exc:
@@ -269,11 +281,6 @@ def _design_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
                 )
 
 
-def _positive_int(value: Any) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
-    return int(value) if ok else None
-
-
 def _scenario_param_path(spec: BatteryScenarioSpec, parameter: str) -> str:
     """The config field of a scenario that an InputError of the generative model points at."""
     if parameter == "latent_correlation" and spec.name == "correlated_stress":
@@ -284,11 +291,8 @@ def _scenario_param_path(spec: BatteryScenarioSpec, parameter: str) -> str:
 
 
 RULES = (
-    *sequential_construct_rules(("construct",)),
-    *sequential_rules(("sequential",)),
     *panel_rules(("panel",)),
     *route_rules(),
-    CrossRule(at=(), check=_scenario_fields),
     CrossRule(at=(), check=_design_checks),
     CrossRule(at=(), check=grid_checks),
 )
@@ -698,19 +702,14 @@ def run_battery(
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
     refusals = Refusals(source)
-    with refusals.at(("panel",), "the panel"):
-        panel = build_panel(config.panel)
-    with refusals.at(
-        governing_loc(construct),
-        "the route design",
-        params={"alpha": ("construct", "alpha"), "fixed_n_power": ("routes", "fixed_n_power")},
-    ):
-        design = route_design(construct, panel, config.human, sequential, config.routes)
-    jobs = []
-    for i, spec in enumerate(config.scenarios):
-        with refusals.at(("scenarios", i), f"scenario {spec.display!r}"):
-            scenario = build_scenario(spec, panel, construct)
-        jobs.append(Job(design, scenario, f"battery/{spec.display}"))
+    panel = build_panel(config.panel)  # a config's panel is proven by its rule (panel_rules)
+    # the design a config's route rule proved (route_rules)
+    design = route_design(construct, panel, config.human, sequential, config.routes)
+    # each scenario proven by _design_checks
+    jobs = [
+        Job(design, build_scenario(spec, panel, construct), f"battery/{spec.display}")
+        for spec in config.scenarios
+    ]
     grid_spec = config.true_h_grid
     grid_points = grid_jobs(grid_spec, design, panel, construct, refusals) if grid_spec else []
     with refusals.at(("scenarios",), "the battery's simulation"):

@@ -23,12 +23,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from verdictpack._errors import InputError, format_value
 from verdictpack._results import Quantity, closed_form
-from verdictpack.config._blocks import PanelSpec
-from verdictpack.config._compiler import Construct, ConstructSpec, StrictModel, compile_construct
+from verdictpack.config._compiler import Construct, StrictModel, compile_construct, refuse
 from verdictpack.config._refusals import Refusals
 from verdictpack.simulate._judges import (
     Panel,
@@ -99,6 +98,11 @@ class TrueHGridSpec(StrictModel):
         "probability there is at most 0.5/sqrt(replicates)); a multiple of block_size",
     )
 
+    @model_validator(mode="after")
+    def _form(self) -> TrueHGridSpec:
+        refuse(_grid_form(self))
+        return self
+
     def grid(self) -> tuple[float, ...]:
         """The grid's true h, ascending (evenly spaced ones rounded to 12 decimals)."""
         if self.values is not None:
@@ -110,67 +114,53 @@ class TrueHGridSpec(StrictModel):
         return (float(self.start) + 0.0, *inner, float(self.stop) + 0.0)
 
 
-def _grid_form(grid: dict[str, Any]) -> Iterator[Issue]:
+def _grid_form(grid: TrueHGridSpec) -> Iterator[Issue]:
     """One form (start, stop and points, or values), ends ordered, values strictly increasing."""
-    ranged = [k for k in ("start", "stop", "points") if grid.get(k) is not None]
-    listed = grid.get("values") is not None
-    if listed and ranged:
+    ranged = [k for k in ("start", "stop", "points") if getattr(grid, k) is not None]
+    if grid.values is not None and ranged:
         for k in ranged:
             yield (
-                ("true_h_grid", k),
-                grid[k],
+                (k,),
+                getattr(grid, k),
                 "no start, stop or points beside values (give one form of the grid)",
             )
-    elif not listed and len(ranged) < 3:
+    elif grid.values is None and len(ranged) < 3:
         for k in ("start", "stop", "points"):
-            if grid.get(k) is None:
+            if getattr(grid, k) is None:
                 yield (
-                    ("true_h_grid", k),
+                    (k,),
                     None,
                     "a value (a grid is start, stop and points, or a list of values)",
                 )
-    elif not listed:
-        start, stop = grid["start"], grid["stop"]
-        if _is_real(start) and _is_real(stop) and not stop > start:
-            yield (("true_h_grid", "stop"), stop, f"a true h above start = {start}")
-    values = grid.get("values")
-    if isinstance(values, list):
-        for i in range(1, len(values)):
-            a, b = values[i - 1], values[i]
-            if _is_real(a) and _is_real(b) and not b > a:
-                yield (
-                    ("true_h_grid", "values", i),
-                    b,
-                    f"a true h above values[{i - 1}] = {a} (the grid is strictly increasing, "
-                    "each value once)",
-                )
+    elif (
+        grid.values is None
+        and (start := grid.start) is not None
+        and (stop := grid.stop) is not None
+        and stop <= start
+    ):
+        yield (("stop",), stop, f"a true h above start = {start}")
+    for i, (a, b) in enumerate(itertools.pairwise(grid.values or ()), start=1):
+        if not b > a:
+            yield (
+                ("values", i),
+                b,
+                f"a true h above values[{i - 1}] = {a} (the grid is strictly increasing, "
+                "each value once)",
+            )
 
 
-def _is_real(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def grid_checks(cfg: dict[str, Any]) -> Iterator[Issue]:
-    """The grid of true h: one form, increasing, its replicates a multiple of block_size, and
-    every point a true h the panel reaches from the baseline (each world built through the
-    generative model, as the scenarios are)."""
-    grid = cfg.get("true_h_grid")
-    if not isinstance(grid, dict):
+def grid_checks(cfg: Any) -> Iterator[Issue]:
+    """The grid of true h: every point a true h the panel reaches from the baseline (each world
+    built through the generative model, as the scenarios are). Its form is the grid model's own
+    rule, its replicates a multiple of block_size the battery model's."""
+    spec = cfg.true_h_grid
+    if spec is None:
         return
-    yield from _grid_form(grid)
-    reps, block = _positive_int(grid.get("replicates")), _positive_int(cfg.get("block_size"))
-    if reps is not None and block is not None and reps % block:
-        yield (
-            ("true_h_grid", "replicates"),
-            reps,
-            f"a multiple of block_size = {block} (every grid task is one full block per point)",
-        )
+    values = spec.grid()
+    construct = compile_construct(cfg.construct_spec)
     try:
-        spec = TrueHGridSpec.model_validate(grid)
-        values = spec.grid()
-        construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
-        panel = build_panel(PanelSpec.model_validate(cfg.get("panel")))
-    except Exception:  # the schema and the checks above report malformed blocks
+        panel = build_panel(cfg.panel)
+    except InputError:  # the panel rule reports it
         return
     if spec.values is None and any(not b > a for a, b in itertools.pairwise(values)):
         yield (
@@ -213,11 +203,6 @@ def _grid_loc(spec: TrueHGridSpec, i: int) -> tuple[str | int, ...] | None:
     if spec.points is not None and i == spec.points - 1:
         return ("true_h_grid", "stop")
     return None
-
-
-def _positive_int(value: Any) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
-    return int(value) if ok else None
 
 
 # ----------------------------------------------------------------------------------------------

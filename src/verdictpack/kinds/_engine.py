@@ -28,8 +28,8 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from verdictpack._parallel import usable_cpus
-from verdictpack._results import Quantity, exact
+from verdictpack._results import BULK, Quantity, exact
 from verdictpack._rng import stream
 from verdictpack.config._blocks import (
     HumanSpec,
@@ -49,22 +49,19 @@ from verdictpack.config._blocks import (
     currency_field,
     price,
     route_rules,
-    sequential_rules,
 )
 from verdictpack.config._compiler import (
     ConfigSource,
     Construct,
-    ConstructSpec,
-    CrossRule,
+    SequentialConstruct,
     StrictModel,
     compile_construct,
-    sequential_construct_rules,
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Loc, Refusals, governing_loc
 from verdictpack.core._agreement import AuditDecision, AuditGate, expected_kappa
 from verdictpack.core._hinterval import Verdict
-from verdictpack.core._tracks import TrackResult, TrackRun
+from verdictpack.core._tracks import TrackResult, TrackRun, TrackSettings
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
 from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._engine_config import (
@@ -88,7 +85,6 @@ from verdictpack.simulate._human import (
     size_reader_audit,
 )
 from verdictpack.simulate._judges import (
-    SCENARIO_NAMES,
     Panel,
     TruthScenario,
     judge_rates,
@@ -132,7 +128,7 @@ class EngineConfig(StrictModel):
     kind: Literal["engine"] = Field(description="the config kind: 'engine'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     currency: str = currency_field()
-    construct_spec: ConstructSpec = Field(
+    construct_spec: SequentialConstruct = Field(
         alias="construct", description="the construct, shared by every kind"
     )
     sequential: SequentialSpec = Field(
@@ -161,38 +157,9 @@ class EngineConfig(StrictModel):
         return HUMAN_PRICES.inherit(data)
 
 
-def _engine_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
-    truth = cfg.get("truth")
-    if isinstance(truth, dict):
-        name = truth.get("scenario")
-        if isinstance(name, str) and name not in SCENARIO_NAMES:
-            yield (("truth", "scenario"), name, "one of " + ", ".join(SCENARIO_NAMES))
-        if name == "above_threshold" and truth.get("true_h") is None:
-            yield (("truth", "true_h"), None, "a true h for the above_threshold scenario")
-    stimuli = cfg.get("stimuli")
-    if isinstance(stimuli, dict) and isinstance(stimuli.get("templates"), list):
-        family = stimuli.get("family")
-        if family in ("summarization", "length"):
-            known = [t.name for t in templates_for(family)]
-            chosen = stimuli["templates"]
-            for i, name in enumerate(chosen):
-                if name not in known:
-                    yield (("stimuli", "templates", i), name, "one of " + ", ".join(known))
-            if len(chosen) < 2:
-                yield (
-                    ("stimuli", "templates"),
-                    chosen,
-                    "at least two templates (one template cannot separate the manipulation "
-                    "from the template)",
-                )
-
-
 RULES = (
-    *sequential_construct_rules(("construct",)),
-    *sequential_rules(("sequential",)),
     *panel_rules(("panel",)),
     *route_rules(),
-    CrossRule(at=(), check=_engine_check),
     HUMAN_PRICES.rule(),
 )
 
@@ -253,7 +220,8 @@ class EngineResult:
     power: tuple[ScenarioOC, ...]
     confound_arms: tuple[ConfoundArm, ...]
     worlds: tuple[NamedWorld, ...]
-    evidence: tuple[dict[str, Any], ...]
+    # evidence.jsonl's rows: a file of their own, never in results.json
+    evidence: tuple[dict[str, Any], ...] = field(metadata=BULK)
     currency: str
     provenance: Provenance
 
@@ -593,8 +561,7 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
     refusals = Refusals.none() if refusals is None else refusals
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
-    with refusals.at(("panel",), "the panel"):
-        panel = build_panel(config.panel)
+    panel = build_panel(config.panel)  # a config's panel is proven by its rule (panel_rules)
     seed = config.seed
     # 0. every scenario the run simulates, solved before any work (deterministic, no draws): one
     # the panel cannot carry is refused at the config field that sets it
@@ -730,14 +697,10 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
         judgments_per_root=config.human.judgments_per_root,
         cost_per_judgment=human_price,
     )
-    with refusals.at(
-        governing_loc(construct),
-        "the route design",
-        params={"alpha": ("construct", "alpha"), "fixed_n_power": ("routes", "fixed_n_power")},
-    ):
-        design = route_design(
-            construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
-        )
+    # the design a config's route rule proved (route_rules)
+    design = route_design(
+        construct, panel, human_spec, sequential, config.routes, fixed_touches, fixed_cost
+    )
     return EnginePlan(
         construct=construct,
         sequential=sequential,
@@ -790,13 +753,15 @@ def run_sequential(
         params={"alpha": ("construct", "per_tail_alpha"), "threshold": governing_loc(construct)},
     ):
         run = TrackRun(
-            sequential.construction,
-            sequential.other_construction(),
-            a_tail,
-            sequential.spec,
-            construct.governing_threshold_h,
-            construct.extension_minimum_h,
-            claims,
+            TrackSettings(
+                sequential.construction,
+                sequential.other_construction(),
+                a_tail,
+                sequential.spec,
+                construct.governing_threshold_h,
+                construct.extension_minimum_h,
+                claims,
+            )
         )
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from verdictpack.config._blocks import (
     MAX_COST,
@@ -18,8 +18,9 @@ from verdictpack.config._blocks import (
     kappa_bound_level_field,
     kappa_min_field,
 )
-from verdictpack.config._compiler import StrictModel
+from verdictpack.config._compiler import Found, StrictModel, refuse
 from verdictpack.simulate._judges import SCENARIO_NAMES
+from verdictpack.stimuli import templates_for
 
 __all__ = [
     "HUMAN_PRICES",
@@ -243,6 +244,28 @@ class StimuliSpec(StrictModel):
         "zero-failure binomial bound"
     )
 
+    @model_validator(mode="after")
+    def _templates(self) -> StimuliSpec:
+        if self.templates is None:
+            return self
+        known = [t.name for t in templates_for(self.family)]
+        found: list[Found] = [
+            (("templates", i), name, "one of " + ", ".join(known))
+            for i, name in enumerate(self.templates)
+            if name not in known
+        ]
+        if len(self.templates) < 2:
+            found.append(
+                (
+                    ("templates",),
+                    self.templates,
+                    "at least two templates (one template cannot separate the manipulation "
+                    "from the template)",
+                )
+            )
+        refuse(found)
+        return self
+
 
 class TruthSpec(StrictModel):
     scenario: str = Field(description="one of " + ", ".join(SCENARIO_NAMES))
@@ -263,6 +286,16 @@ class TruthSpec(StrictModel):
     stress_base: Literal["registered_alternative", "null"] = Field(
         description="for correlated_stress: the effect it raises the correlations under"
     )
+
+    @model_validator(mode="after")
+    def _scenario(self) -> TruthSpec:
+        found: list[Found] = []
+        if self.scenario not in SCENARIO_NAMES:
+            found.append((("scenario",), self.scenario, "one of " + ", ".join(SCENARIO_NAMES)))
+        if self.scenario == "above_threshold" and self.true_h is None:
+            found.append((("true_h",), None, "a true h for the above_threshold scenario"))
+        refuse(found)
+        return self
 
 
 class PowerSpec(StrictModel):

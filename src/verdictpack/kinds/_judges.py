@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from verdictpack._errors import InputError
 from verdictpack._results import Quantity, closed_form
 from verdictpack.config._blocks import (
     HumanSpec,
@@ -31,20 +32,20 @@ from verdictpack.config._blocks import (
     build_sequential,
     currency_field,
     route_rules,
-    sequential_rules,
 )
 from verdictpack.config._compiler import (
     ConfigSource,
     Construct,
-    ConstructSpec,
     CrossRule,
+    Found,
+    SequentialConstruct,
     StrictModel,
     compile_construct,
-    sequential_construct_rules,
-    unique_names,
+    refuse,
+    unique,
 )
 from verdictpack.config._provenance import Provenance, provenance
-from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
+from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, expected_text
 from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._worlds import NamedWorld, oc_world
 from verdictpack.simulate._judges import TruthScenario, effective_panel_size, judge_rates
@@ -73,12 +74,35 @@ class WorldsSpec(StrictModel):
         description="the world without the effect: effect_scale must be 0"
     )
 
+    @model_validator(mode="after")
+    def _scales(self) -> WorldsSpec:
+        found: list[Found] = []
+        if self.effect_present.effect_scale == 0:
+            found.append(
+                (
+                    ("effect_present", "effect_scale"),
+                    0,
+                    "a positive effect scale (the effect-present world needs an effect)",
+                )
+            )
+        if self.effect_absent.effect_scale != 0:
+            scale = self.effect_absent.effect_scale
+            found.append(
+                (
+                    ("effect_absent", "effect_scale"),
+                    scale,
+                    "0 (no effect in the effect-absent world)",
+                )
+            )
+        refuse(found)
+        return self
+
 
 class JudgesConfig(StrictModel):
     kind: Literal["judges"] = Field(description="the config kind: 'judges'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     currency: str = currency_field()
-    construct_spec: ConstructSpec = Field(
+    construct_spec: SequentialConstruct = Field(
         alias="construct", description="the construct, shared by every kind"
     )
     sequential: SequentialSpec = Field(
@@ -89,7 +113,7 @@ class JudgesConfig(StrictModel):
     worlds: WorldsSpec = Field(
         description="the two worlds every composition is run in: effect present and absent"
     )
-    compositions: list[PanelSpec] = Field(
+    compositions: Annotated[list[PanelSpec], unique("a composition name used once")] = Field(
         min_length=1,
         description="the panels compared, at least one, each priced next to its accuracy",
     )
@@ -101,44 +125,45 @@ class JudgesConfig(StrictModel):
     )
 
 
-def _world_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
-    worlds = cfg.get("worlds")
-    if isinstance(worlds, dict):
-        present = worlds.get("effect_present")
-        if isinstance(present, dict) and present.get("effect_scale") == 0:
-            yield (
-                ("worlds", "effect_present", "effect_scale"),
-                0,
-                "a positive effect scale (the effect-present world needs an effect)",
-            )
-        absent = worlds.get("effect_absent")
-        if isinstance(absent, dict) and absent.get("effect_scale") not in (0, 0.0, None):
-            yield (
-                ("worlds", "effect_absent", "effect_scale"),
-                absent.get("effect_scale"),
-                "0 (no effect in the effect-absent world)",
-            )
+def _world(key: str, world: WorldSpec) -> TruthScenario:
+    return TruthScenario(
+        name=f"effect {key}",
+        effect_scale=world.effect_scale,
+        stream_correlation=world.stream_correlation,
+    )
 
 
-def _composition_panels(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
-    """The panel rule applied to every composition, whatever their number."""
-    comps = cfg.get("compositions")
-    if not isinstance(comps, list):
-        return
-    for i, comp in enumerate(comps):
-        if isinstance(comp, dict):
-            for rule in panel_rules(("compositions", i)):
-                for rel, received, expected in rule.check(comp):
-                    yield (("compositions", i, *rel), received, expected)
+def _world_rates(cfg: JudgesConfig) -> Iterator[Found]:
+    """Every composition in both worlds: a world that pushes some judge's p ± δ out of [0, 1]
+    is refused at its field, naming the first composition that cannot carry it."""
+    refused: set[str] = set()
+    for comp in cfg.compositions:
+        try:
+            panel = build_panel(comp)
+        except InputError:  # the panel rule reports it
+            continue
+        for key in ("present", "absent"):
+            field = f"effect_{key}"
+            world = getattr(cfg.worlds, field)
+            try:
+                judge_rates(panel, _world(key, world))
+            except InputError as exc:
+                if field in refused:
+                    continue
+                refused.add(field)
+                leaf = exc.parameter if exc.parameter == "stream_correlation" else "effect_scale"
+                what = f"composition {comp.name!r} in the {field} world"
+                yield (
+                    ("worlds", field, leaf),
+                    getattr(world, leaf),
+                    expected_text(exc, what, "", leaf),
+                )
 
 
 RULES = (
-    *sequential_construct_rules(("construct",)),
-    *sequential_rules(("sequential",)),
     *route_rules(),
-    unique_names("compositions", "a composition name"),
-    CrossRule(at=(), check=_world_check),
-    CrossRule(at=(), check=_composition_panels),
+    *panel_rules(("compositions",)),
+    CrossRule(at=(), check=_world_rates),
 )
 
 
@@ -179,34 +204,15 @@ def run_judges(
     refusals = Refusals(source)
     results = []
     for i, comp in enumerate(config.compositions):
-        with refusals.at(("compositions", i), f"composition {comp.name!r}"):
-            panel = build_panel(comp)
-        with refusals.at(
-            governing_loc(construct),
-            "the route design",
-            params={
-                "alpha": ("construct", "alpha"),
-                "fixed_n_power": ("routes", "fixed_n_power"),
-            },
-        ):
-            design = route_design(construct, panel, config.human, sequential, config.routes)
+        panel = build_panel(comp)  # a config's panels are proven by their rule (panel_rules)
+        # the design a config's route rule proved (route_rules)
+        design = route_design(construct, panel, config.human, sequential, config.routes)
         worlds = {}
         for key, world in (
             ("present", config.worlds.effect_present),
             ("absent", config.worlds.effect_absent),
         ):
-            field = f"effect_{key}"
-            with refusals.at(
-                ("worlds", field, "effect_scale"),
-                f"composition {comp.name!r} in the {field} world",
-                params={"stream_correlation": ("worlds", field, "stream_correlation")},
-            ):
-                scenario = TruthScenario(
-                    name=f"effect {key}",
-                    effect_scale=world.effect_scale,
-                    stream_correlation=world.stream_correlation,
-                )
-                judge_rates(panel, scenario)  # a world pushing some p ± δ out of [0, 1]
+            scenario = _world(key, world)  # one every panel carries: proven by _world_rates
             with refusals.at(("compositions", i), f"the simulation of composition {comp.name!r}"):
                 worlds[key] = simulate_scenario(
                     design,

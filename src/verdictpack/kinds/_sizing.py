@@ -18,10 +18,11 @@ A design point's ``alpha`` is two-sided; a one-sided arm is tested at ``alpha / 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, closed_form, exact, simulated
@@ -31,9 +32,12 @@ from verdictpack.config._compiler import (
     Construct,
     ConstructSpec,
     CrossRule,
+    Found,
     StrictModel,
     compile_construct,
-    construct_rules,
+    model_at,
+    refuse,
+    unique,
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import (
@@ -148,6 +152,30 @@ class BinomialArmSpec(StrictModel):
         "alpha / 2"
     )
 
+    @model_validator(mode="after")
+    def _alternative(self) -> BinomialArmSpec:
+        refuse(_binomial_cross(self))
+        return self
+
+
+def _binomial_cross(arm: BinomialArmSpec) -> Iterable[Found]:
+    if (arm.p1 is None) == (arm.effect_h is None):
+        yield (
+            (),
+            {"p1": arm.p1, "effect_h": arm.effect_h},
+            "exactly one of p1 or effect_h (the alternative)",
+        )
+    elif arm.p1 == arm.p0:
+        yield (("p1",), arm.p1, "an alternative rate different from p0")
+    elif arm.effect_h is not None:
+        h = arm.effect_h
+        if h == 0 or not 0 < phi(arm.p0) + h < math.pi:
+            yield (
+                ("effect_h",),
+                h,
+                "a non-zero h whose alternative rate stays inside (0, 1) from p0",
+            )
+
 
 class TwoProportionArmSpec(StrictModel):
     test: Literal["two_proportions"] = Field(
@@ -177,69 +205,19 @@ class SizingConfig(StrictModel):
         description="the two design points (standard, decisive) every arm is sized at"
     )
     simulation: SimulationSpec = Field(description="the seeded simulated checks of the t arms")
-    arms: list[ArmSpec] = Field(
+    arms: Annotated[list[ArmSpec], unique("a name not used by another arm")] = Field(
         min_length=1,
         description="the arms to size, at least one, each chosen by its 'test' (names unique)",
     )
 
 
-def _arm_cross(cfg: dict[str, Any]) -> Any:
-    arms = cfg.get("arms")
-    if not isinstance(arms, list):
-        return
-    names: set[str] = set()
-    for i, arm in enumerate(arms):
-        if not isinstance(arm, dict):
-            continue
-        name = arm.get("name")
-        if isinstance(name, str):
-            if name in names:
-                yield (("arms", i, "name"), name, "a name not used by another arm")
-            names.add(name)
-        if arm.get("test") != "binomial":
-            continue
-        has_p1, has_h = arm.get("p1") is not None, arm.get("effect_h") is not None
-        if has_p1 == has_h:
-            yield (
-                ("arms", i),
-                {k: arm.get(k) for k in ("p1", "effect_h")},
-                "exactly one of p1 or effect_h (the alternative)",
-            )
-            continue
-        p0 = arm.get("p0")
-        if not isinstance(p0, (int, float)) or isinstance(p0, bool) or not 0 < p0 < 1:
-            continue
-        if has_p1 and arm["p1"] == p0:
-            yield (("arms", i, "p1"), arm["p1"], "an alternative rate different from p0")
-        if has_h:
-            h = arm["effect_h"]
-            if isinstance(h, (int, float)) and not isinstance(h, bool):
-                angle = phi(p0) + h
-                if h == 0 or not 0 < angle < math.pi:
-                    yield (
-                        ("arms", i, "effect_h"),
-                        h,
-                        "a non-zero h whose alternative rate stays inside (0, 1) from p0",
-                    )
-
-
-_ARM_MODELS: dict[str, type[StrictModel]] = {
-    "paired_t": TArmSpec,
-    "one_sample_t": TArmSpec,
-    "binomial": BinomialArmSpec,
-    "two_proportions": TwoProportionArmSpec,
-}
-
-
-def _arm_effect(arm: Any, index: int, construct: Construct | None) -> tuple[Loc, str] | None:
+def _arm_effect(arm: Any, index: int, construct: Construct) -> tuple[Loc, str]:
     """The field that sets an arm's effect, and the arm described for a message."""
     if isinstance(arm, TArmSpec):
         return ("arms", index, "dz"), f"arm {arm.name!r} (dz {arm.dz:g})"
     if isinstance(arm, BinomialArmSpec):
         field = "p1" if arm.p1 is not None else "effect_h"
         return ("arms", index, field), f"arm {arm.name!r}"
-    if construct is None:
-        return None
     return governing_loc(construct), (
         f"arm {arm.name!r} (the construct's governing threshold h "
         f"{construct.governing_threshold_h:.6g})"
@@ -257,84 +235,44 @@ def _closed_form_n(arm: Any, construct: Construct | None, alpha: float, power: f
     return _stats.two_proportion_n(construct.governing_threshold_h, alpha, power, arm.sides)
 
 
-def _size_bounds(cfg: dict[str, Any]) -> Any:
+def _size_bounds(cfg: SizingConfig) -> Iterable[Found]:
     """Every arm's closed-form n at every design point, before anything is computed: a size
     beyond MAX_N (or one the statistics cannot form) is refused at the field setting the
     arm's effect (the design point's alpha when its quantile is not finite)."""
-    try:
-        points = DesignPoints.model_validate(cfg.get("design_points"))
-    except Exception:  # the schema step reports malformed design points
-        return
-    construct: Construct | None = None
-    try:
-        construct = compile_construct(ConstructSpec.model_validate(cfg.get("construct")))
-    except Exception:
-        construct = None
-    arms = cfg.get("arms")
-    if not isinstance(arms, list):
-        return
-    for i, raw in enumerate(arms):
-        test = raw.get("test") if isinstance(raw, dict) else None
-        model = _ARM_MODELS.get(test) if isinstance(test, str) else None
-        if model is None:
-            continue
-        try:
-            arm: Any = model.model_validate(raw)
-            if isinstance(arm, BinomialArmSpec) and (
-                arm.p1 == arm.p0 or (arm.p1 is None) == (arm.effect_h is None)
-            ):
-                continue  # _arm_cross refuses it (no alternative, or two)
-            effect = _arm_effect(arm, i, construct)
-            if effect is None:
-                continue
-            loc, described = effect
-            worst: tuple[int, str] | None = None
-            for name, point in (("standard", points.standard), ("decisive", points.decisive)):
-                alpha = point.alpha if arm.sides == 2 else point.alpha / 2.0
-                try:
-                    n = _closed_form_n(arm, construct, alpha, point.power)
-                except InputError as exc:
-                    if exc.parameter == "alpha":
-                        at = ("design_points", name, "alpha")
-                        what = f"the {name} design point's normal quantile"
-                        yield at, _raw_at(cfg, at), expected_text(exc, what)
-                        worst = None
-                        break
-                    n = _stats.MAX_EXACT_SIZE + 1
-                if worst is None or n > worst[0]:
-                    worst = (n, name)
-            if worst is not None and worst[0] > MAX_N:
-                needs = (
-                    f"{worst[0]:,}"
-                    if worst[0] <= _stats.MAX_EXACT_SIZE
-                    else f"more than 2^53 = {_stats.MAX_EXACT_SIZE:,}"
-                )
-                yield (
-                    loc,
-                    _raw_at(cfg, loc),
-                    f"an effect whose sample size stays within the maximum n of {MAX_N:,} "
-                    f"({described} needs n = {needs} by the closed form at the {worst[1]} "
-                    "design point)",
-                )
-        except Exception:  # the schema step and the other rules report malformed arms
-            continue
+    points = cfg.design_points
+    construct = compile_construct(cfg.construct_spec)
+    for i, arm in enumerate(cfg.arms):
+        loc, described = _arm_effect(arm, i, construct)
+        worst: tuple[int, str] | None = None
+        for name, point in (("standard", points.standard), ("decisive", points.decisive)):
+            alpha = point.alpha if arm.sides == 2 else point.alpha / 2.0
+            try:
+                n = _closed_form_n(arm, construct, alpha, point.power)
+            except InputError as exc:
+                if exc.parameter == "alpha":
+                    what = f"the {name} design point's normal quantile"
+                    yield ("design_points", name, "alpha"), point.alpha, expected_text(exc, what)
+                    worst = None
+                    break
+                n = _stats.MAX_EXACT_SIZE + 1
+            if worst is None or n > worst[0]:
+                worst = (n, name)
+        if worst is not None and worst[0] > MAX_N:
+            needs = (
+                f"{worst[0]:,}"
+                if worst[0] <= _stats.MAX_EXACT_SIZE
+                else f"more than 2^53 = {_stats.MAX_EXACT_SIZE:,}"
+            )
+            yield (
+                loc,
+                model_at(cfg, loc),
+                f"an effect whose sample size stays within the maximum n of {MAX_N:,} "
+                f"({described} needs n = {needs} by the closed form at the {worst[1]} "
+                "design point)",
+            )
 
 
-def _raw_at(cfg: dict[str, Any], loc: Loc) -> Any:
-    cur: Any = cfg
-    for part in loc:
-        try:
-            cur = cur[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return cur
-
-
-RULES: tuple[CrossRule, ...] = (
-    *construct_rules(("construct",)),
-    CrossRule(at=(), check=_arm_cross),
-    CrossRule(at=(), check=_size_bounds),
-)
+RULES: tuple[CrossRule, ...] = (CrossRule(at=(), check=_size_bounds),)
 
 # ----------------------------------------------------------------------------------------------
 # Result objects
@@ -686,8 +624,7 @@ def run_sizing(
         if tick is not None:
             tick(i, len(config.arms))
         tag = f"sizing/arm{i}"
-        effect = _arm_effect(arm, i, construct)
-        loc, described = effect if effect is not None else (("arms", i), f"arm {i}")
+        loc, described = _arm_effect(arm, i, construct)
         with refusals.at(
             loc,
             f"the exact sizing of {described}",

@@ -8,11 +8,9 @@ before any data. See :mod:`verdictpack.kinds._study` for the run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from verdictpack.config._blocks import (
@@ -23,29 +21,23 @@ from verdictpack.config._blocks import (
     currency_field,
     kappa_bound_level_field,
     kappa_min_field,
-    sequential_rules,
 )
 from verdictpack.config._compiler import (
-    ConstructSpec,
     CrossRule,
+    SequentialConstruct,
     StrictModel,
-    sequential_construct_rules,
+    unique,
 )
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT
+from verdictpack.kinds._study_files import (
+    JudgmentFileSpec,
+    RelPath,
+    Text,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Config
 # ----------------------------------------------------------------------------------------------
-
-Text = Annotated[str, Field(min_length=1)]
-RelPath = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=4096,
-        description="a file path relative to the config's own folder (never the working directory)",
-    ),
-]
 
 
 class PriorSheetSpec(StrictModel):
@@ -99,6 +91,11 @@ class PromptSpec(StrictModel):
         min_length=2,
         max_length=2,
         description="the two answer labels, for the item shown first and second (default A, B)",
+    )
+    criterion: Text | None = Field(
+        default=None,
+        description="the question the judge answers, the {criterion} of the prompt; default: "
+        "'Which response is better?' (naming no property a construct might test)",
     )
 
 
@@ -230,12 +227,13 @@ class StudyJudgeSpec(StrictModel):
 
 class StudyPanelSpec(StrictModel):
     name: str = Field(min_length=1, description="the panel's name (reported)")
-    judges: list[StudyJudgeSpec] = Field(
+    judges: Annotated[list[StudyJudgeSpec], unique("a judge name used once")] = Field(
         min_length=1,
         max_length=100,
         description="the registered judges, 1 to 100, names unique; model rows from other "
         "raters are refused",
     )
+
     trials: int = Field(
         default=1, ge=1, le=100, description="judgments per judge, root and presentation order"
     )
@@ -279,14 +277,37 @@ class PairMappingSpec(StrictModel):
         default=None,
         description="the column holding the source passage (default: the pairs have none)",
     )
-    treatment: str = Field(min_length=1, description="the column holding the treatment text")
-    null_partner: str = Field(
-        min_length=1, description="the column holding the null partner's text"
+    treatment: Text | None = Field(
+        default=None, description="minimal pairs: the column holding the treatment text"
+    )
+    null_partner: Text | None = Field(
+        default=None, description="minimal pairs: the column holding the null partner's text"
+    )
+    a: Text | None = Field(
+        default=None,
+        description="natural pairs: the column holding the pair's first text (side a); which "
+        "side is the treatment comes from the pairs block's treatment_column or treatment_rule",
+    )
+    b: Text | None = Field(
+        default=None, description="natural pairs: the column holding the pair's second text"
     )
     metadata: list[Text] = Field(
         default_factory=list,
         description="columns copied into each stimulus's metadata under their own names",
     )
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> PairMappingSpec:
+        minimal, natural = (self.treatment, self.null_partner), (self.a, self.b)
+        if all(minimal) == all(natural) or (any(minimal) and any(natural)):
+            raise ValueError(
+                "either 'treatment' and 'null_partner' (minimal pairs) or 'a' and 'b' (natural "
+                "pairs, with treatment_column or treatment_rule), not a mix"
+            )
+        return self
+
+
+TreatmentRule = Literal["longer_words", "longer_characters", "shorter_words", "shorter_characters"]
 
 
 class PairsSpec(StrictModel):
@@ -294,126 +315,33 @@ class PairsSpec(StrictModel):
     mapping: PairMappingSpec = Field(
         description="which column of the pairs file holds each field of a stimulus"
     )
-
-
-# the two side settings every annotation-tool importer takes
-TreatmentSide = Annotated[
-    Literal["left", "right"] | None,
-    Field(
-        description="the side that always holds the treatment ('left' = shown first), instead of "
-        "reading it per record"
-    ),
-]
-SideMap = Annotated[
-    dict[str, str] | None,
-    Field(
-        description="translates the side values read to 'left' / 'right' (default: the values "
-        "themselves)"
-    ),
-]
-
-
-class TableFileSpec(StrictModel):
-    format: Literal["table"] = Field(
-        description="a CSV or JSONL file in the canonical columns, or mapped to them"
-    )
-    path: RelPath
-    mapping: dict[str, str] | None = Field(
+    treatment_column: Text | None = Field(
         default=None,
-        description="canonical column -> the file's column (default: the canonical names)",
+        description="natural pairs: the column saying which side holds the treatment (a or b, "
+        "or values translated by treatment_values)",
     )
-    value_maps: dict[str, dict[str, str]] | None = Field(
+    treatment_values: dict[str, Literal["a", "b"]] | None = Field(
         default=None,
-        description="per canonical column (or treatment_side), file value -> canonical value; "
-        "unmapped values must be canonical",
+        description='natural pairs: treatment_column\'s values -> a or b (e.g. {"first": '
+        '"a", "second": "b"}; default: the values a and b themselves)',
     )
-    treatment_side_column: Text | None = Field(
+    treatment_rule: TreatmentRule | None = Field(
         default=None,
-        description="a column saying which side held the treatment (A/B or first/second): the "
-        "order is derived from it",
+        description="natural pairs: the treatment is the longer (or shorter) text in words or "
+        "characters, a rule fixed before the data; a pair of equal lengths is refused by the "
+        "treatment_rule gate",
     )
 
-
-class LabelStudioFileSpec(StrictModel):
-    format: Literal["labelstudio"] = Field(
-        description="a Label Studio 1.x JSON (or JSONL) export of pairwise or choices controls"
-    )
-    path: RelPath
-    root_field: str = Field(
-        min_length=1, description="the key of the task's data holding the root id"
-    )
-    control: str = Field(
-        min_length=1, description="the from_name of the pairwise or choices control read"
-    )
-    treatment_side_field: Text | None = Field(
-        default=None,
-        description="the key of the task's data saying which side held the treatment",
-    )
-    treatment_side: TreatmentSide = None
-    side_map: SideMap = None
-    value_map: dict[str, str] | None = Field(
-        default=None,
-        description="translates the control's values to left, right, tie or invalid (needed for "
-        "choices; optional for pairwise)",
-    )
-    rater_kind: Literal["model", "human"] = Field(
-        default="human", description="whether the annotators are models or humans"
-    )
-
-
-class ArgillaFileSpec(StrictModel):
-    format: Literal["argilla"] = Field(description="an Argilla 2.x records export (JSON or JSONL)")
-    path: RelPath
-    question: str = Field(
-        min_length=1, description="the name of the question whose responses are read"
-    )
-    root_key: str = Field(
-        min_length=1,
-        description="dotted key of the record holding the root id, e.g. metadata.pair_id",
-    )
-    value_map: dict[str, str] = Field(
-        description="translates each exported answer value to left, right, tie or invalid "
-        "('left' = the side shown first)"
-    )
-    treatment_side_key: Text | None = Field(
-        default=None,
-        description="dotted key of the record saying which side held the treatment",
-    )
-    treatment_side: TreatmentSide = None
-    side_map: SideMap = None
-    include_suggestions: bool = Field(
-        default=False,
-        description="also read the records' suggestions, as model judgments rated by their agent",
-    )
-
-
-class MTurkFileSpec(StrictModel):
-    format: Literal["mturk"] = Field(
-        description="an MTurk batch results CSV; every row is one human judgment"
-    )
-    path: RelPath
-    root_column: str = Field(
-        min_length=1, description="the Input column holding the root id (Input. prefix optional)"
-    )
-    answer_column: str = Field(
-        min_length=1, description="the Answer column holding the choice (Answer. prefix optional)"
-    )
-    value_map: dict[str, str] = Field(
-        description="translates each exported answer value to left, right, tie or invalid "
-        "('left' = the side shown first)"
-    )
-    treatment_side_column: Text | None = Field(
-        default=None,
-        description="the Input column saying which side held the treatment",
-    )
-    treatment_side: TreatmentSide = None
-    side_map: SideMap = None
-
-
-JudgmentFileSpec = Annotated[
-    TableFileSpec | LabelStudioFileSpec | ArgillaFileSpec | MTurkFileSpec,
-    Field(discriminator="format"),
-]
+    @model_validator(mode="after")
+    def _treatment_named(self) -> PairsSpec:
+        named = (self.treatment_column is not None) + (self.treatment_rule is not None)
+        column = self.treatment_values is None or self.treatment_column is not None
+        if not column or named != (self.mapping.a is not None):
+            raise ValueError(
+                "natural pairs (mapping 'a' and 'b') name the treatment by one of "
+                "treatment_column (with treatment_values) or treatment_rule; minimal pairs by none"
+            )
+        return self
 
 
 class ReadingsMappingSpec(StrictModel):
@@ -454,9 +382,14 @@ class DataSpec(StrictModel):
         max_length=100,
         description="the judgment files, 1 to 100, each read by its format into one table",
     )
-    reader_audit: ReaderAuditDataSpec = Field(
+    # "none" is held as None (a nullable block, so a defect inside the block is named at its
+    # own path); an omitted block (or null) is refused by _audit_chosen, naming "none"
+    reader_audit: ReaderAuditDataSpec | None = Field(
+        default=None,
+        validate_default=True,
         description="the reader-reconstruction audit: a kappa below kappa_min makes the verdict "
-        "INSTRUMENT_INVALID"
+        'INSTRUMENT_INVALID; "none" runs the study without one, and every output then says '
+        "the instrument is not validated",
     )
     root_order: RelPath | None = Field(
         default=None,
@@ -464,8 +397,35 @@ class DataSpec(StrictModel):
         "default: the keyed hash of each id under the seed",
     )
 
+    @field_validator("reader_audit", mode="before")
+    @classmethod
+    def _audit_chosen(cls, value: Any) -> Any:
+        if value is None:
+            raise PydanticCustomError(
+                "reader_audit_required",
+                'a reader_audit block (path, kappa_min ...), or "none" to run the study '
+                "without a reader audit: an explicit choice, and every output then says the "
+                "instrument is not validated",
+            )
+        return None if value == "none" else value
+
+
+GateName = Literal["length_match", "fragment_distinctness", "content_overlap", "diff_budget"]
+
+
+def _once(names: list[str]) -> list[str]:
+    if len(set(names)) != len(names):
+        raise ValueError("each gate named once")
+    return names
+
 
 class StudyGatesSpec(StrictModel):
+    off: Annotated[list[GateName], AfterValidator(_once)] = Field(
+        default_factory=list,
+        description="gates switched off by name (length_match, fragment_distinctness, "
+        "content_overlap, diff_budget): not applied, and reported as not applied; all four off "
+        "admits natural pairs as they are",
+    )
     length_unit: Literal["words", "characters"] = Field(
         default="words", description="length_match: what a text's length L counts"
     )
@@ -476,11 +436,12 @@ class StudyGatesSpec(StrictModel):
         description="length_match: intended (L_treatment - L_null) / L_null (0: matched "
         "lengths, 0.5: 50% longer)",
     )
-    length_tolerance: float = Field(
+    length_tolerance: float | None = Field(
+        default=None,
         gt=0.0,
         le=5.0,
         description="length_match: largest distance of the relative length difference from "
-        "length_target admitted",
+        "length_target admitted (required unless length_match is off)",
     )
     fragment_threshold: float = Field(
         default=0.5,
@@ -500,12 +461,25 @@ class StudyGatesSpec(StrictModel):
         description="content_overlap: every number of the source in both texts, the same "
         "numbers in each",
     )
-    max_diff_tokens: int = Field(
+    max_diff_tokens: int | None = Field(
+        default=None,
         ge=1,
         le=1000,
         description="diff_budget: most word tokens the treatment and null partner may differ "
-        "by (at least 1)",
+        "by (at least 1; required unless diff_budget is off)",
     )
+
+    @model_validator(mode="after")
+    def _settings_of_gates_on(self) -> StudyGatesSpec:
+        needed = (("length_match", "length_tolerance"), ("diff_budget", "max_diff_tokens"))
+        for name, setting in needed:
+            if name not in self.off and getattr(self, setting) is None:
+                raise PydanticCustomError(
+                    "gate_setting",
+                    "a {setting} for the {name} gate (or {name} in gates.off)",
+                    {"setting": setting, "name": name},
+                )
+        return self
 
 
 _IMPUTED = {
@@ -608,7 +582,7 @@ HUMAN_PRICES = HumanPrices(
 class StudyConfig(StrictModel):
     kind: Literal["study"] = Field(description="the config kind: 'study'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT + "; it also fixes the root order")
-    construct_spec: ConstructSpec = Field(
+    construct_spec: SequentialConstruct = Field(
         alias="construct", description="the construct, shared by every kind"
     )
     sequential: SequentialSpec = Field(
@@ -647,45 +621,4 @@ class StudyConfig(StrictModel):
         return HUMAN_PRICES.inherit(data)
 
 
-def _relative(value: Any) -> str | None:
-    if not isinstance(value, str) or not value:
-        return None
-    if "\x00" in value:
-        return "a path without NUL characters"
-    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute():
-        return "a path relative to the config's own folder, not an absolute path"
-    return None
-
-
-def _study_check(cfg: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], Any, str]]:
-    data = cfg.get("data")
-    if isinstance(data, dict):
-        places: list[tuple[tuple[str | int, ...], Any]] = []
-        for key in ("stimuli", "reader_audit"):
-            if isinstance(data.get(key), dict):
-                places.append(((key, "path"), data[key].get("path")))
-        if isinstance(data.get("judgments"), list):
-            for k, spec in enumerate(data["judgments"]):
-                if isinstance(spec, dict):
-                    places.append((("judgments", k, "path"), spec.get("path")))
-        places.append((("root_order",), data.get("root_order")))
-        for rel, value in places:
-            problem = _relative(value)
-            if problem:
-                yield (("data", *rel), value, problem)
-    panel = cfg.get("panel")
-    if isinstance(panel, dict) and isinstance(panel.get("judges"), list):
-        seen: set[str] = set()
-        for k, judge in enumerate(panel["judges"]):
-            name = judge.get("name") if isinstance(judge, dict) else None
-            if isinstance(name, str):
-                if name in seen:
-                    yield (("panel", "judges", k, "name"), name, "a judge name used once")
-                seen.add(name)
-
-
-RULES = (
-    *sequential_construct_rules(("construct",)),
-    *sequential_rules(("sequential",)),
-    CrossRule(at=(), check=_study_check),
-)
+RULES: tuple[CrossRule, ...] = ()

@@ -7,7 +7,8 @@
 2. The *manifest* -- everything that decides which requests are sent and what they ask (the
    seed and so the registered order, the pairs file's hash, the gates, the construct and
    sequential settings, every judge's endpoint URL, model, profile, sampling and prompt, the trial
-   count) -- is hashed; DIR's ledger holds one manifest (:class:`~verdictpack._output.LiveFolder`).
+   count) -- is hashed; DIR's ledger holds one manifest
+   (:class:`~verdictpack.evidence._live_folder.LiveFolder`).
    Budget, prices, concurrency, rate limits and timeouts are not in it: raising a budget or
    lowering a concurrency resumes the same study.
 3. The committed prefix in the ledger is replayed into the trackers; the live run goes on from
@@ -36,24 +37,32 @@ import json
 import math
 import os
 import signal
-import sys
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from verdictpack._errors import OutputError, UsageError
-from verdictpack._output import LEDGER_NAME, LIVE_MARKER, REPORT_FOLDER, LiveFolder
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import ConfigSource, compile_construct
 from verdictpack.core._tracks import TrackRun
 from verdictpack.evidence._ledger import Ledger, LedgerError
-from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
+from verdictpack.evidence._live_folder import (
+    LEDGER_NAME,
+    LIVE_MARKER,
+    REPORT_FOLDER,
+    LiveFolder,
+    run_active,
+)
+from verdictpack.evidence._source import committed_evidence
+from verdictpack.evidence._table import RATER_KINDS
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
-from verdictpack.evidence.live._prompts import DEFAULT_PROMPT, PromptTemplate
+from verdictpack.evidence.live._prompts import effective_prompt, prompt_record
 from verdictpack.evidence.live._retry import RetryPolicy
 from verdictpack.evidence.live._runner import LiveJudge, LiveOutcome, run_live
 from verdictpack.evidence.live._transport import HttpxTransport, Transport
@@ -63,7 +72,7 @@ from verdictpack.kinds._study import (
     StudyResult,
     prepare_study,
     run_study,
-    track_run,
+    track_settings,
 )
 from verdictpack.kinds._study_config import StudyConfig
 
@@ -95,8 +104,6 @@ def live_judges(config: StudyConfig, environ: Mapping[str, str] | None = None) -
                     "is not set; export the API key there (it is never read from the config)"
                 )
             headers = (("authorization", f"Bearer {key}"),)
-        system = DEFAULT_PROMPT.system if e.prompt.system is None else e.prompt.system
-        user = DEFAULT_PROMPT.user if e.prompt.user is None else e.prompt.user
         out.append(
             LiveJudge(
                 name=j.name,
@@ -109,9 +116,7 @@ def live_judges(config: StudyConfig, environ: Mapping[str, str] | None = None) -
                     seed=e.sampling.seed,
                     top_logprobs=e.sampling.top_logprobs,
                 ),
-                prompt=PromptTemplate(
-                    system=system, user=user, labels=(e.prompt.labels[0], e.prompt.labels[1])
-                ),
+                prompt=effective_prompt(e.prompt),
                 price=Price(
                     per_million_input=e.price.per_million_input,
                     per_million_output=e.price.per_million_output,
@@ -144,12 +149,12 @@ def manifest(config: StudyConfig, prep: StudyPrepared) -> dict[str, Any]:
                 model=e.model,
                 profile=e.profile,
                 sampling=e.sampling.model_dump(),
-                prompt=e.prompt.model_dump(),
+                prompt=prompt_record(effective_prompt(e.prompt)),
                 api_key_env=e.api_key_env,
             )
         judges.append(entry)
     return {
-        "format": 1,
+        "format": 2,
         "seed": config.seed,
         "stimuli_sha256": stimuli.sha256,
         "gates": config.gates.model_dump(),
@@ -237,25 +242,6 @@ def _check_committed(commits: Any, prep: StudyPrepared, scores: _Scores) -> None
             )
 
 
-def _live_table(ledger: Ledger, committed_ids: set[str]) -> JudgmentTable:
-    """The canonical rows of the live answers on committed roots."""
-    rows = [a for a in ledger.answers_by_key().values() if a["root_id"] in committed_ids]
-    rows.sort(key=lambda a: (a["root_id"], a["judge"], a["order"], a["trial"]))
-    return JudgmentTable.from_columns(
-        [a["root_id"] for a in rows],
-        [a["judge"] for a in rows],
-        np.full(len(rows), _MODEL, np.int8),
-        np.array([ORDERS.index(a["order"]) for a in rows], np.int8),
-        np.array([CHOICES.index(a["choice"]) for a in rows], np.int8),
-        trial=np.array([a["trial"] for a in rows], np.int64),
-        cost=np.array([a["cost"] for a in rows], np.float64),
-        raw=[a["path"] for a in rows],
-        p_treatment=np.array(
-            [np.nan if a["p_treatment"] is None else a["p_treatment"] for a in rows], np.float64
-        ),
-    )
-
-
 def run_live_study(
     config: StudyConfig,
     source: ConfigSource,
@@ -284,7 +270,7 @@ def run_live_study(
         ledger = Ledger.open(folder.ledger, man, secrets=secrets)
         try:
             check_chain(ledger, anchor)
-            tracks = track_run(construct, sequential)
+            tracks = TrackRun(track_settings(construct, sequential))
             committed = ledger.committed()
             scores = _scores(config, prep)
             _check_committed(committed, prep, scores)
@@ -309,7 +295,21 @@ def run_live_study(
                 return float(lo / (2 * total_cells)), float(hi / (2 * total_cells))
 
             own = transport or HttpxTransport()
-            progress = _progress_line if (options and options.progress) else None
+            hook = options.progress if options else None
+            total = min(sequential.cap_roots, len(roots))
+
+            def tell(outcome: LiveOutcome, tracks: TrackRun) -> None:
+                if hook is not None:  # the run's progress hook, e.g. the CLI's line
+                    lo, hi = tracks.registered.h_interval
+                    cap = config.budget.judges
+                    spend = f"spend {ledger.spend().total:.4g}" + (
+                        "" if cap is None else f" of {cap:.4g}"
+                    )
+                    what = f"live study (h-interval [{lo:.3f}, {hi:.3f}]; {outcome.sent:,} calls"
+                    what += f" sent, {outcome.cached:,} from the ledger; {spend}): roots committed"
+                    hook(what, outcome.committed, total)
+
+            progress = tell if hook is not None else None
 
             async def go() -> LiveOutcome:
                 try:
@@ -331,17 +331,32 @@ def run_live_study(
                     if transport is None:
                         await own.aclose()
 
+            before = ledger.sent_tally()[0]  # this run's calls: the sent records after it
             ledger.record_event(
-                "run_start", {"budget_judges": config.budget.judges, "judges": len(judges)}
+                "run_start",
+                {
+                    "budget_judges": config.budget.judges,
+                    "judges": len(judges),
+                    "t": round(time.time(), 3),
+                    "sent_before": before,
+                    "pid": os.getpid(),
+                },
             )
+            t0 = time.perf_counter()
             try:
                 with _sigterm_as_interrupt():
                     outcome = asyncio.run(go())
             except KeyboardInterrupt:
-                outcome = LiveOutcome(committed=len(ledger.committed()), stop="interrupted")
+                outcome = LiveOutcome(
+                    committed=len(ledger.committed()),
+                    stop="interrupted",
+                    sent=ledger.sent_tally(before)[1],
+                    seconds=time.perf_counter() - t0,
+                )
             ledger.record_event(
                 "run_end",
                 {
+                    "t": round(time.time(), 3),
                     "stop": outcome.stop,
                     "committed": outcome.committed,
                     "sent": outcome.sent,
@@ -352,19 +367,20 @@ def run_live_study(
                     "message": outcome.message,
                 },
             )
-            ids = {c["root_id"] for c in ledger.committed()}
-            live = _live_table(ledger, ids)
-            links, head = ledger.chain_head()
+            live = committed_evidence(
+                ledger.committed(),
+                ledger.answers_by_key().values(),
+                outcome.stop,
+                ledger.chain_head(),
+            )
         finally:
             ledger.close()
         result = run_study(
             config,
             source,
             options,
-            extra=live,
-            roots=[r for r in prep.order if r in ids],
-            stop=outcome.stop,
-            ledger_chain={"length": links, "head": head},
+            prep=prep,
+            live=live,
         )
     return result, outcome
 
@@ -398,15 +414,6 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _progress_line(outcome: LiveOutcome, tracks: TrackRun) -> None:
-    lo, hi = tracks.registered.h_interval
-    sys.stderr.write(
-        f"\rverdictpack: {outcome.committed:,} roots committed, h-interval [{lo:.3f}, {hi:.3f}], "
-        f"{outcome.sent:,} calls sent, {outcome.cached:,} from the ledger"
-    )
-    sys.stderr.flush()
 
 
 _ANCHOR_PATH = "$.settings.ledger_chain"
@@ -475,7 +482,8 @@ def _refuse_empty_ledger(path: Path, *, begun: bool) -> None:
 
 
 def status_lines(out: str | Path) -> list[str]:
-    """``verdictpack status DIR``: a few lines on a live study, read from its ledger only."""
+    """``verdictpack status DIR``: a few lines on a live study, read from its ledger only, and
+    whether a run holds the folder's lock now."""
     folder = Path(out)
     marker = folder / LIVE_MARKER
     if not marker.is_file():
@@ -484,37 +492,92 @@ def status_lines(out: str | Path) -> list[str]:
         )
     anchor = recorded_chain(folder)
     _refuse_empty_ledger(folder / LEDGER_NAME, begun=True)
+    active = run_active(folder)
     ledger = Ledger.open_readonly(folder / LEDGER_NAME)
     try:
         check_chain(ledger, anchor)
         commits = ledger.committed()
-        answers = ledger.answers_by_key()
-        events = ledger.events()
+        answers = len(ledger.answer_choices())
+        runs = _runs(ledger)
         spend_committed, spend_pending, cancelled = ledger.spend()
     finally:
         ledger.close()
-    start = next((e for e in reversed(events) if e["kind"] == "run_start"), None)
-    end = next((e for e in reversed(events) if e["kind"] == "run_end"), None)
-    lines = [f"live study {folder}: {len(commits):,} roots committed, {len(answers):,} answers"]
+    lines = [f"live study {folder}: {len(commits):,} roots committed, {answers:,} answers"]
     if commits:
         state = json.loads(commits[-1]["state"])
         lo, hi = state["h_interval"]
         lines.append(f"  registered track: {state['registered']}; h-interval [{lo:.4f}, {hi:.4f}]")
-    cap = None if start is None else start["data"].get("budget_judges")
+    cap = runs[-1]["start"].get("budget_judges") if runs else None
     spent = spend_committed + spend_pending
     lines.append(
         f"  spend: {spent:.6g} on judges"
         + ("" if cap is None else f" of a cap of {cap:.6g}")
         + (f"; {cancelled:.6g} estimated for cancelled calls" if cancelled else "")
     )
-    if end is not None:
-        d = end["data"]
-        rate = d["sent"] / d["seconds"] if d.get("seconds") else 0.0
-        lines.append(
-            f"  last run: stopped on {d['stop']} after {d['seconds']:.1f} s; {d['sent']:,} calls "
-            f"sent ({rate:.1f}/s), {d['cached']:,} answers from the ledger"
-        )
+    # the lock held, the last run not ended and heard from lately (a heartbeat a second): that
+    # run is running; else a run is starting (the last one ended, or was killed)
+    now = time.time()
+    last = runs[-1] if runs else {"end": {}}
+    running = active and last["end"] is None and now - (last["last"] or 0) < _STALE_SECONDS
+    pid = last["start"].get("pid") if running else None
+    lines.append(
+        ("  a run is active now" + ("" if pid is None else f" (process {pid})"))
+        if active
+        else "  no run is active now"
+    )
+    shown = runs[-_RUNS_SHOWN:]
+    if len(runs) > len(shown):
+        lines.append(f"  {len(runs):,} runs; the last {len(shown)}:")
+    for k, run in enumerate(shown, len(runs) - len(shown) + 1):
+        lines.append(f"  run {k}" + _run_text(run, running and k == len(runs), now))
     return lines
+
+
+_RUNS_SHOWN = 5
+_STALE_SECONDS = 15.0  # a running run's last record is never older (a heartbeat each second)
+
+
+def _runs(ledger: Ledger) -> list[dict[str, Any]]:
+    """Each run's start and end events (end None: killed, or running), the time of its last
+    record, and its calls sent and answered: the sent records between its start and the next."""
+    runs: list[dict[str, Any]] = []
+    for e in ledger.events():
+        if e.kind == "run_start":
+            runs.append({"start": e.data, "end": None, "last": e.data.get("t")})
+        elif runs and e.kind in ("run_progress", "run_end"):
+            runs[-1]["last"] = e.data.get("t", runs[-1]["last"])
+            if e.kind == "run_end":
+                runs[-1]["end"] = e.data
+    bounds = [r["start"].get("sent_before") for r in runs] + [1 << 62]
+    for run, lo, hi in zip(runs, bounds, bounds[1:], strict=False):
+        if lo is not None and hi is not None:  # else a run of an earlier version: its end says
+            _, run["sent"], run["answered"] = ledger.sent_tally(lo, hi)
+    return runs
+
+
+def _run_text(run: dict[str, Any], active: bool, now: float) -> str:
+    """One run: when it started, how long it ran (a killed run: to its last record), what it
+    sent and received, how it stopped."""
+    start, end = run["start"], run["end"] or {}
+    t0 = start.get("t")
+    secs = end.get("seconds") if t0 is None else max((now if active else run["last"]) - t0, 0)
+    sent, answered = run.get("sent", end.get("sent")), run.get("answered")
+    text = "" if t0 is None else datetime.fromtimestamp(t0, UTC).strftime(", started %F %T UTC")
+    if active:
+        text += ": running now, for"
+    elif run["end"] is None:
+        text += ": killed (no end recorded), to its last record"
+    else:
+        text += f": stopped on {end['stop']} after"
+    text += " ?" if secs is None else f" {secs:.1f} s"
+    if sent is not None:
+        rate = f" ({sent / secs:.1f}/s)" if secs and sent else ""
+        text += f"; {sent:,} calls sent{rate}"
+    if answered is not None:
+        text += f", {answered:,} answers received"
+    if "cached" in end:
+        text += f", {end['cached']:,} answers from the ledger"
+    return text
 
 
 # ----------------------------------------------------------------------------------------------

@@ -27,16 +27,14 @@ from verdictpack.config._blocks import (
     build_sequential,
     currency_field,
     route_rules,
-    sequential_rules,
 )
 from verdictpack.config._compiler import (
     ConfigSource,
     Construct,
-    ConstructSpec,
+    SequentialConstruct,
     StrictModel,
     compile_construct,
-    sequential_construct_rules,
-    unique_names,
+    unique,
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals, governing_loc
@@ -86,7 +84,7 @@ class VerdictConfig(StrictModel):
     kind: Literal["verdict"] = Field(description="the config kind: 'verdict'")
     seed: int = Field(ge=0, le=MAX_SEED, description=SEED_TEXT)
     currency: str = currency_field()
-    construct_spec: ConstructSpec = Field(
+    construct_spec: SequentialConstruct = Field(
         alias="construct", description="the construct, shared by every kind"
     )
     sequential: SequentialSpec = Field(
@@ -96,7 +94,7 @@ class VerdictConfig(StrictModel):
         description="the stream model: an exchangeable judge panel and the human stream"
     )
     routes: RoutesSpec = Field(description="the SPRT's beta and the fixed-n route's power")
-    scenarios: list[ScenarioSpec] = Field(
+    scenarios: Annotated[list[ScenarioSpec], unique("a scenario name used once")] = Field(
         min_length=1, description="the true effects simulated, at least one, names unique"
     )
     replicates: int = Field(
@@ -107,12 +105,7 @@ class VerdictConfig(StrictModel):
     )
 
 
-RULES = (
-    *sequential_construct_rules(("construct",)),
-    *sequential_rules(("sequential",)),
-    *route_rules(),
-    unique_names("scenarios", "a scenario name"),
-)
+RULES = (*route_rules(),)
 
 
 @dataclass(frozen=True)
@@ -226,12 +219,8 @@ def run_verdict(
     refusals = Refusals(source)
     with refusals.at(("streams", "latent_correlation"), "the exchangeable stream panel"):
         panel = _stream_panel(config.streams, construct.human_baseline_rate)
-    with refusals.at(
-        governing_loc(construct),
-        "the route design",
-        params={"alpha": ("construct", "alpha"), "fixed_n_power": ("routes", "fixed_n_power")},
-    ):
-        design = route_design(construct, panel, config.streams.human, sequential, config.routes)
+    # the design a config's route rule proved (route_rules)
+    design = route_design(construct, panel, config.streams.human, sequential, config.routes)
     jobs = []
     for i, sc in enumerate(config.scenarios):
         with refusals.at(("scenarios", i, "true_h"), f"scenario {sc.name!r}"):

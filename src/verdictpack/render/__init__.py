@@ -28,7 +28,7 @@ from verdictpack.kinds._verdict import VerdictResult
 from verdictpack.render import _battery, _engine, _judges, _plots, _sizing, _study, _verdict
 from verdictpack.render._markdown import registered_for
 
-__all__ = ["HTML_HINT", "RENDERERS", "REPORTS", "html_available", "render"]
+__all__ = ["HTML_HINT", "RENDERERS", "REPORTS", "html_available", "render", "texts"]
 
 # the one line a run prints when report.html could not be drawn
 HTML_HINT = "report.html needs matplotlib (the 'report' extra): pip install 'verdictpack[report]'"
@@ -58,6 +58,22 @@ REPORTS: dict[type, Callable[[Any], str]] = {
     BatteryResult: _battery.render_battery,
     StudyResult: _study.render_study_report,
 }
+
+# result class -> its other texts that results.json alone determines, beside report.md
+_MORE_TEXTS: dict[type, dict[str, Callable[[Any], str]]] = {
+    EngineResult: {"registered_vs_extension.md": _engine.render_registered_vs_extension},
+}
+
+
+def texts(result: object) -> dict[str, str]:
+    """The text files of a result that its results.json alone determines (report.md, and the
+    engine's registered_vs_extension.md): what the self-audit renders again from results.json
+    and compares with the folder's byte for byte."""
+    report: Callable[[Any], str] = registered_for(REPORTS, result, "report")
+    out = {"report.md": report(result)}
+    for name, render_text in _MORE_TEXTS.get(type(result), {}).items():
+        out[name] = render_text(result)
+    return out
 
 
 def _page(result: object, report: Callable[[Any], str]) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from verdictpack._results import dump_json, to_jsonable
+from verdictpack._contract import results_document
+from verdictpack._results import dump_json
 from verdictpack.kinds._battery import BatteryResult
 from verdictpack.render._markdown import (
     construct_block,
@@ -213,8 +214,7 @@ def render_files(result: BatteryResult) -> dict[str, str]:
     if result.true_h_grid is not None:
         results = render_results_json(result)
     else:
-        data = to_jsonable(result)
-        data.pop("provenance", None)
+        data = results_document(result)
         data.pop("true_h_grid", None)
         results = dump_json(data)
     return {"report.md": render_battery(result), "results.json": results}

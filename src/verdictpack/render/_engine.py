@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from verdictpack._cells import csv_text
+from verdictpack._contract import results_document
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._engine import EngineResult
 from verdictpack.render._markdown import (
@@ -203,10 +204,9 @@ def render_cost_csv(r: Any) -> str:
 
 
 def render_files(r: EngineResult) -> dict[str, str]:
-    data = to_jsonable(r)
-    data.pop("provenance", None)
-    evidence = data.pop("evidence")
-    admitted = data["factory"].pop("admitted")
+    data = results_document(r)
+    evidence = to_jsonable(r.evidence)
+    admitted = to_jsonable(r.factory.admitted)
     verdict = {
         "construct": r.construct.name,
         "instrument_valid": r.instrument_valid,

@@ -606,11 +606,13 @@ def _study_figures(r: StudyResult) -> list[Figure]:
                 "study-funnel", g.total, [(n, g.first_failing[n]) for n in g.gates], g.admitted
             ),
             f"The gate funnel: {g.total:,} pairs offered, refused at the first gate each fails, "
-            f"{g.admitted:,} admitted. Exact counts from the study's files.",
+            f"{g.admitted:,} admitted. Exact counts from the study's files."
+            + (f" Not applied (switched off): {', '.join(g.off)}." if g.off else ""),
         )
     )
-    k = _kappa(r.audit, "study-kappa", simulated_readers=False)
-    figs.append(Figure(k.name, "Reader audit", k.svg, k.caption))
+    if r.audit is not None:  # else no reader audit ran: the summary says so
+        k = _kappa(r.audit, "study-kappa", simulated_readers=False)
+        figs.append(Figure(k.name, "Reader audit", k.svg, k.caption))
     j = r.judges_report
     rows = []
     for e in j.judges:

@@ -11,7 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from verdictpack._results import Quantity, dump_json, to_jsonable
+from verdictpack._contract import results_document
+from verdictpack._results import Quantity, dump_json
 
 __all__ = [
     "TRACK_HEADERS",
@@ -53,10 +54,9 @@ def registered_for(registry: Mapping[type, Any], result: object, what: str) -> A
 
 
 def render_results_json(result: Any) -> str:
-    """results.json: the result object, minus its provenance (which has its own file)."""
-    data = to_jsonable(result)
-    data.pop("provenance", None)
-    return dump_json(data)
+    """results.json: the result object, minus its provenance (which has its own file), with its
+    schema version (:func:`verdictpack._contract.results_document`)."""
+    return dump_json(results_document(result))
 
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x85\v\f]")
@@ -68,10 +68,9 @@ _MD_ESCAPED = {"&": "&amp;", "<": "&lt;", "|": "\\|"}
 def md_text(value: Any) -> str:
     """``value`` as inert Markdown text: raw HTML neutralised (``<`` as ``&lt;``), ``|`` escaped
     as ``\\|`` (no forged table cell), line breaks as spaces; ``&`` becomes ``&amp;`` only before
-    ``lt;`` or ``amp;``, so every escaped text reads back as exactly one original (the
-    self-audit's :func:`verdictpack.verify._report_map._md_literal`). The cells' own ``<br>``
-    (renderers join lines of a cell with it) is kept; a name holding ``<br>`` only breaks its
-    cell's line. Texts without ``<``, ``|`` or line breaks are unchanged."""
+    ``lt;`` or ``amp;``, so every escaped text reads back as exactly one original. The cells' own
+    ``<br>`` (renderers join lines of a cell with it) is kept; a name holding ``<br>`` only
+    breaks its cell's line. Texts without ``<``, ``|`` or line breaks are unchanged."""
     text = _LINE_BREAKS.sub(" ", str(value))
     return _MD_SPECIAL.sub(lambda m: _MD_ESCAPED[m.group(0)], text)
 

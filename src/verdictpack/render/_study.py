@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from verdictpack._cells import csv_text
+from verdictpack._contract import results_document
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._study import StudyPrepared, StudyResult
 from verdictpack.kinds._study_live import StudyPlan
@@ -18,6 +19,7 @@ from verdictpack.render._markdown import (
     fmt_p,
     fmt_x,
     guarantees_table,
+    md_code,
     md_text,
     oc_table,
     table,
@@ -91,6 +93,40 @@ def _estimate_section(r: StudyResult) -> list[str]:
     return out
 
 
+def _fenced(text: str) -> str:
+    """``text`` as a Markdown code block whose fence no run of backticks in it can close."""
+    run = longest = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}\n"
+
+
+def _prompt_section(r: StudyResult) -> list[str]:
+    """The prompt each live judge was sent (its template, before the texts are filled in)."""
+    if not r.prompts:
+        return []
+    out = ["## The prompt the judges saw\n"]
+    groups: dict[str, list[str]] = {}
+    for judge, prompt in r.prompts.items():
+        key = dump_json(prompt)
+        groups.setdefault(key, []).append(judge)
+    for judges in groups.values():
+        prompt = r.prompts[judges[0]]
+        names = ", ".join(md_code(j) for j in judges)
+        out.append(
+            f"Sent to {names}: labels {md_code(prompt['labels'][0])} (the text shown first) and "
+            f"{md_code(prompt['labels'][1])}; the question: {md_text(prompt['criterion'])}\n"
+        )
+        if prompt["system"].strip():
+            out.append("System message:\n")
+            out.append(_fenced(prompt["system"]))
+        out.append("User message (the template; {first}, {second} and {source} are the texts):\n")
+        out.append(_fenced(prompt["user"]))
+    return out
+
+
 def render_study_report(r: StudyResult) -> str:
     out = [f"# verdictpack study — {md_text(r.construct.name)}", "", summary_block(r)]
     out.append(construct_block(r.construct))
@@ -108,6 +144,7 @@ def render_study_report(r: StudyResult) -> str:
     )
     out.append(table(TRACK_HEADERS, [track_row(r.all_data[t]) for t in r.all_data]))
     out.extend(_estimate_section(r))
+    out.extend(_prompt_section(r))
     if r.roots_to_go is not None:
         g = r.roots_to_go
         med = g.median_extra_roots
@@ -199,22 +236,38 @@ def render_study_report(r: StudyResult) -> str:
         f"{gr.total:,} pairs; {gr.admitted:,} admitted, {gr.refused:,} refused (listed by id in "
         "validity_report.json).\n"
     )
+    rows = [[n, f"{gr.refusals[n]:,}", f"{gr.first_failing[n]:,}"] for n in gr.gates]
     out.append(
         table(
             ["gate", "pairs refused", "first failing gate"],
-            [[n, f"{gr.refusals[n]:,}", f"{gr.first_failing[n]:,}"] for n in gr.gates],
+            rows + [[n, "not applied (switched off)", "—"] for n in gr.off],
         )
     )
+    if gr.off:
+        out.append(
+            f"Switched off by the config, not applied: {', '.join(gr.off)}. The pairs are not "
+            "held to what those gates check (e.g. matched lengths, kept content): a preference "
+            "is then about the property together with whatever comes with it in these pairs "
+            "(docs/study.md, minimal pairs or natural pairs).\n"
+        )
     a = r.audit
     out.append("## Reader audit (instrument validation)\n")
-    out.append(
-        f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
-        f"{fmt_p(a.kappa)} (point estimate; {100 * a.level:g}% CI {fmt_p(a.ci_low)}.."
-        f"{fmt_p(a.ci_high)}, closed form); one-sided {100 * a.bound_level:g}% lower bound "
-        f"{fmt_p(a.lower_bound)} (exact Clopper–Pearson bound of the observed agreement, "
-        f"chance-corrected); gate lower bound ≥ {fmt_p(a.kappa_min)}: "
-        f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**.\n"
-    )
+    if a is None:
+        out.append(
+            "**Not run: the instrument is NOT validated.** The config declares "
+            '`"reader_audit": "none"`: no reader reconstructed the pairs, so nothing shows that '
+            "readers can tell the property the study is about; the verdict comes from the "
+            "tracks alone.\n"
+        )
+    else:
+        out.append(
+            f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
+            f"{fmt_p(a.kappa)} (point estimate; {100 * a.level:g}% CI {fmt_p(a.ci_low)}.."
+            f"{fmt_p(a.ci_high)}, closed form); one-sided {100 * a.bound_level:g}% lower bound "
+            f"{fmt_p(a.lower_bound)} (exact Clopper–Pearson bound of the observed agreement, "
+            f"chance-corrected); gate lower bound ≥ {fmt_p(a.kappa_min)}: "
+            f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**.\n"
+        )
     j = r.judges_report
     out.append("## The judges as the data show them\n")
     out.append(
@@ -283,12 +336,12 @@ def render_study_report(r: StudyResult) -> str:
 
 
 def render_files(r: StudyResult) -> dict[str, str]:
-    data = to_jsonable(r)
-    data.pop("provenance", None)
+    data = results_document(r)
     evidence = r.evidence
-    refused = data["gates"].pop("refused_pairs")
+    refused = to_jsonable(r.gates.refused_pairs)
     verdict = {
         "construct": r.construct.name,
+        "audit_status": r.audit_status,
         "instrument_valid": r.instrument_valid,
         "evidence_source": r.evidence_source,
         "roots_run": r.roots_run,
@@ -302,6 +355,7 @@ def render_files(r: StudyResult) -> dict[str, str]:
     validity = {
         "gates": {**data["gates"], "refused_pairs": refused},
         "coverage": data["coverage"],
+        "audit_status": data["audit_status"],
         "audit": data["audit"],
         "policy": data["policy"],
     }
@@ -355,6 +409,7 @@ def render_validation(prep: StudyPrepared, config_name: str) -> str:
     lines = [f"{config_name}: the config and every data file are valid (no defects)."]
     for f in prep.data.files:
         lines.append(f"  {f.role}: {f.path} ({f.format}), {f.records:,} records, sha256 {f.sha256}")
+    off = prep.gate_settings.get("off") or []
     lines += [
         f"  pairs: {gc.total:,}; admitted by the gates {len(gc.admitted):,}, refused "
         f"{len(gc.refused):,}"
@@ -364,7 +419,8 @@ def render_validation(prep: StudyPrepared, config_name: str) -> str:
             + ")"
             if gc.refused
             else ""
-        ),
+        )
+        + (f"; not applied (switched off): {', '.join(off)}" if off else ""),
         f"  judgments: {c.model_rows:,} model, {c.human_rows:,} human; "
         f"{c.rows_on_refused_roots:,} on refused pairs (left out)",
         f"  roots in the registered order: {c.roots_entered:,} judged, "
@@ -375,7 +431,9 @@ def render_validation(prep: StudyPrepared, config_name: str) -> str:
         f"  policy absorbs: model ties {c.model_ties:,}, invalid {c.model_invalid:,}, missing "
         f"cells {c.model_missing_cells:,}; human ties {c.human_ties:,}, invalid "
         f"{c.human_invalid:,}, missing {c.human_missing:,}",
-        f"  reader audit: {len(prep.data.readings) // 2:,} roots read twice",
+        "  reader audit: none (the instrument is not validated)"
+        if prep.audit is None
+        else f"  reader audit: {len(prep.data.readings) // 2:,} roots read twice",
     ]
     return "\n".join(lines) + "\n"
 

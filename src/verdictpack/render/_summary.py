@@ -3,8 +3,8 @@
 :func:`summary_lines` returns, for one result object, up to :data:`MAX_LINES` lines of inline
 Markdown (``**bold**`` and ```code``` names only: no tables, links or line breaks), chosen by the
 result's type in :data:`SUMMARIES` (one registry, like ``RENDERERS``). Each line starts with a
-fixed lead word the self-audit keys on (``verify/_report_summary.py`` maps every number back to
-results.json). What each kind says:
+fixed lead word (the self-audit renders the report again from results.json and compares it
+byte for byte). What each kind says:
 
 - a run on evidence (engine, study): the registered verdict, the root it was reached at and its
   h-interval against the threshold; what the evidence was (a simulated world named as such, with
@@ -202,9 +202,8 @@ def estimate_line(r: StudyResult) -> str | None:
         return None
     what = "answers given" if e.observation == "choice" else "label probabilities"
     line = (
-        f"Estimate: judges {fmt_p(e.model_rate)} vs humans {fmt_p(e.human_rate)} prefer the "
-        f"treatment (judges' {what}; h = {fmt_x(e.h_point)}, a point estimate: the verdict "
-        "rests on the interval)"
+        f"Estimate: h = {fmt_x(e.h_point)} from the judges' {what}, a point estimate (the "
+        "verdict rests on the interval)"
     )
     if e.width_bounded is not None:
         line += (
@@ -217,6 +216,49 @@ def estimate_line(r: StudyResult) -> str | None:
     return line + "."
 
 
+_SETTLED = {
+    "EFFECT_SUPPORTED": "settled: by at least h = {thr} more than the humans do",
+    "BELOW_PRACTICAL_THRESHOLD": "settled: any excess over the humans is below h = {thr}",
+    "NO_POSITIVE_EFFECT": "settled: not more than the humans do",
+    "INSTRUMENT_INVALID": "not judged: the instrument failed its reader audit",
+}
+
+
+def plain_line(r: StudyResult) -> str | None:
+    """One plain sentence: which way the judges lean against the humans, by how much, whether it
+    is settled, and, when not, how many more roots would likely settle it (simulated)."""
+    e, reg = r.estimate, r.registered
+    if e.model_rate is None or e.human_rate is None:
+        return None
+    if e.model_rate > e.human_rate:
+        lean = "more often than"
+    elif e.model_rate < e.human_rate:
+        lean = "less often than"
+    else:
+        lean = "exactly as often as"
+    head = (
+        f"In plain words: the judges prefer the treatment {lean} the humans do "
+        f"({fmt_p(e.model_rate)} vs {fmt_p(e.human_rate)}; h = {fmt_x(e.h_point)})"
+    )
+    thr = fmt_x(reg.threshold_h)
+    if reg.verdict in _SETTLED:
+        return f"{head}; {_SETTLED[reg.verdict].format(thr=thr)}."
+    tail = "; not settled at this size"
+    g = r.roots_to_go
+    if g is not None:
+        med = g.median_extra_roots
+        n = f"{g.max_extra_roots:,}"
+        if med is None:
+            tail += f": most simulated continuations reach no verdict within {n} more roots"
+        else:
+            tail += (
+                f": half of the simulated continuations of the data reach a verdict within "
+                f"{int(med.value):,} more roots, and P(a verdict within {n} more roots) = "
+                f"{_fig(g.p_verdict)}"
+            )
+    return head + tail + "."
+
+
 def _study(r: StudyResult) -> tuple[str, ...]:
     total = next(
         (c for c in r.costs if c.route == "to the registered verdict" and c.line == "total"), None
@@ -227,22 +269,18 @@ def _study(r: StudyResult) -> tuple[str, ...]:
             f"Cost to the registered verdict: {fmt_money(total.cost)}{_currency(r)} for "
             f"{fmt_count(total.touches)} touches."
         )
-    go = None
-    if r.roots_to_go is not None:
-        g = r.roots_to_go
-        go = (
-            f"Planning: P(a verdict within {g.max_extra_roots:,} more roots) = "
-            f"{_fig(g.p_verdict)}, from simulated continuations of the data (a planning figure, "
-            "not a guarantee)."
-        )
+    verdict = _verdict_line(r.registered, r.stop_reason)
+    if r.audit is None:
+        verdict = verdict[:-1] + "; **instrument not validated (no reader audit)**."
+    off = r.gates.off
     return _lines(
-        _verdict_line(r.registered, r.stop_reason),
+        verdict,
+        plain_line(r),
         estimate_line(r),
         f"Evidence: {md_text(r.evidence_source)} — {r.roots_available:,} roots judged in the "
         f"registered order ({md_text(r.root_order)}); {r.roots_run:,} read to the registered "
-        "verdict.",
+        "verdict" + (f"; gates not applied (switched off): {', '.join(off)}" if off else "") + ".",
         cost,
-        go,
     )
 
 

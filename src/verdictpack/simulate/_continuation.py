@@ -52,7 +52,13 @@ from verdictpack.core._hinterval import (
 )
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import BatchHTracker
-from verdictpack.simulate._judges import Panel, TruthScenario, simulate_panel
+from verdictpack.simulate._draw import (
+    simulate_panel,
+)
+from verdictpack.simulate._judges import (
+    Panel,
+    TruthScenario,
+)
 
 __all__ = ["METHODS", "RootsToGo", "roots_to_go"]
 

@@ -11,7 +11,14 @@ import numpy as np
 
 from verdictpack._validate import int_at_least
 from verdictpack.evidence._source import RootEvidence
-from verdictpack.simulate._judges import ORDER_LABELS, Panel, TruthScenario, simulate_choices
+from verdictpack.simulate._draw import (
+    simulate_choices,
+)
+from verdictpack.simulate._judges import (
+    ORDER_LABELS,
+    Panel,
+    TruthScenario,
+)
 from verdictpack.stimuli._stimulus import Stimulus
 
 __all__ = ["SimulatedPanelSource"]

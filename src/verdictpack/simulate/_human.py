@@ -75,14 +75,11 @@ from verdictpack.core._agreement import (
     KappaResult,
     cohens_kappa,
     expected_kappa,
-    kappa_lower_bounds,
 )
 from verdictpack.core._exact import binomial_normal_n, binomial_power, binomial_region
 from verdictpack.core._scales import p_from_h
 
 __all__ = [
-    "AuditDecision",
-    "AuditGate",
     "HumanBaselineSize",
     "HumanLayerCost",
     "ReaderAudit",
@@ -203,14 +200,7 @@ def _gate_passes(
     a, b = answers
     agreements = (a == b).sum(axis=1)
     p_e = sum((a == c).mean(axis=1) * (b == c).mean(axis=1) for c in range(k))
-    return _passes(agreements, n, np.asarray(p_e, dtype=np.float64), gate)
-
-
-def _passes(agreements: Any, n: int, p_e: Any, gate: AuditGate) -> int:
-    """How many (agreements, P_e) audits of n roots pass ``gate``; P_e = 1 (κ undefined) fails."""
-    defined = p_e < 1.0 - 1e-12
-    bound = kappa_lower_bounds(agreements, n, np.where(defined, p_e, 0.0), gate.level)
-    return int(np.count_nonzero(defined & (bound >= gate.kappa_min)))
+    return gate.passes(agreements, n, p_e)
 
 
 @dataclass(frozen=True)
@@ -283,7 +273,7 @@ def simulate_audit_pass_probability(
         counts = gen.multinomial(n, cells, size=size).reshape(size, k, k)
         agreements = np.trace(counts, axis1=1, axis2=2)
         p_e = np.einsum("ri,ri->r", counts.sum(axis=2), counts.sum(axis=1)) / float(n * n)
-        passed += _passes(agreements, n, p_e, gate)
+        passed += gate.passes(agreements, n, p_e)
     p = passed / reps
     return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
 

@@ -36,13 +36,15 @@ from verdictpack.config._blocks import SequentialSettings
 from verdictpack.config._compiler import Construct
 from verdictpack.core._hinterval import VERDICT_CODES
 from verdictpack.core._tracker import BatchHTracker
+from verdictpack.simulate._draw import (
+    chunk_rows,
+    simulate_panel,
+)
 from verdictpack.simulate._judges import (
     Panel,
     TruthScenario,
-    chunk_rows,
     panel_cost_per_root,
     scenario_panel,
-    simulate_panel,
     touches_per_root,
     true_rates,
 )

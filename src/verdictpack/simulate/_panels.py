@@ -2,10 +2,10 @@
 
 * :func:`build_panel`: a validated :class:`~verdictpack.config._blocks.PanelSpec` into a
   :class:`~verdictpack.simulate._judges.Panel`;
-* :func:`panel_rules`: cross rules building each panel of a config through the model, so a panel
-  the model refuses (duplicate names, a latent correlation that makes the correlation matrix not
+* :func:`panel_rules`: cross rules building each validated panel of a config through the model,
+  so a panel the model refuses (a latent correlation that makes the correlation matrix not
   positive semi-definite, p ± position bias outside [0, 1]) is reported as a config defect at the
-  right JSON path;
+  right JSON path (duplicate judge names are the panel model's own rule);
 * :func:`summarize_panel`: the character sheets as results report them.
 """
 
@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from verdictpack._errors import InputError
 from verdictpack.config._blocks import PanelSpec
-from verdictpack.config._compiler import CrossRule
+from verdictpack.config._compiler import CrossRule, Found
 from verdictpack.simulate._judges import JudgeSheet, Panel
 
 __all__ = ["JudgeRow", "PanelSummary", "build_panel", "panel_rules", "summarize_panel"]
@@ -87,22 +86,8 @@ def build_panel(spec: PanelSpec) -> Panel:
 _SHEET_PARAMS = {"baseline_rate", "lean_h", "noise", "position_bias", "cost_per_judgment"}
 
 
-def _panel_check(panel: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...], Any, str]]:
-    judges = panel.get("judges")
-    if not isinstance(judges, list) or not judges:
-        return
-    try:
-        spec = PanelSpec.model_validate(panel)
-    except Exception:  # the schema step reports malformed panels
-        return
-    names = [j.name for j in spec.judges]
-    seen: set[str] = set()
-    for i, name in enumerate(names):
-        if name in seen:
-            yield (("judges", i, "name"), name, "a judge name not used by another judge")
-        seen.add(name)
-    if len(seen) != len(names):
-        return
+def _panel_check(spec: PanelSpec) -> Iterable[Found]:
+    """The validated panel (names already unique: its model's rule) built through the model."""
     try:
         build_panel(spec)
     except InputError as exc:
@@ -118,5 +103,6 @@ def _panel_check(panel: dict[str, Any]) -> Iterable[tuple[tuple[str | int, ...],
 
 
 def panel_rules(*locations: tuple[str | int, ...]) -> list[CrossRule]:
-    """Cross rules building each panel found at ``locations`` through the generative model."""
+    """Cross rules building each panel found at ``locations`` (a panel, or a list of panels)
+    through the generative model, from the panel the schema built."""
     return [CrossRule(at=loc, check=_panel_check) for loc in locations]

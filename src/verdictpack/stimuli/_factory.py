@@ -23,13 +23,13 @@ candidates passing all gates.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from verdictpack._errors import InputError
-from verdictpack._results import Quantity, exact
+from verdictpack._results import BULK, Quantity, exact
 from verdictpack._validate import closed_interval, generator, int_at_least, is_int, nonempty_str
 from verdictpack.stimuli._gates import Gate
 from verdictpack.stimuli._lexicon import DEFAULT_LEXICON, Lexicon, Template
@@ -91,7 +91,8 @@ class FactoryResult:
     gate_names: tuple[str, ...]
     gate_failures: dict[str, int]
     first_failures: dict[str, int]
-    admitted: tuple[GeneratedStimulus, ...]
+    # stimuli.jsonl's records: a file of their own, never in results.json
+    admitted: tuple[GeneratedStimulus, ...] = field(metadata=BULK)
 
     @property
     def stimuli(self) -> tuple[Stimulus, ...]:

@@ -1,19 +1,22 @@
 """Gates: mechanical admission checks of one :class:`~verdictpack.stimuli.Stimulus`.
 
 A gate is anything with a ``name`` and ``check(stimulus) -> GateOutcome(passed, measured,
-threshold)`` (:class:`Gate`). Text conventions are those of :mod:`._text`.
+threshold)`` (:class:`Gate`). Every gate reads texts through the one tokenizer of :mod:`._text`
+(NFKC, Unicode words and numbers, CJK characters as tokens, case folded, one sentence rule).
 
 Text-only gates (``template_bound = False``) read the texts of any stimulus, hand-written or
 generated:
 
 * :class:`LengthMatchGate`: r = (L_t − L_n) / L_n with L the length of the treatment / null
-  partner in words (or characters: the number of characters of the white-space-normalised text);
+  partner in words (its number of tokens) or characters (the number of characters of the
+  white-space-normalised text);
   measured = |r − target|; passes when measured ≤ tolerance. target = 0 for a register construct;
   for a length construct it is the intended relative lengthening.
 * :class:`FragmentDistinctnessGate`: for each of the texts (source when present, treatment, null
   partner), the Jaccard similarity of the word n-gram sets (default n = 3; a sentence shorter
   than n counts as one gram) of every pair of its sentences; measured = the maximum; passes when
-  measured ≤ threshold.
+  measured ≤ threshold. A sentence of CJK characters has character n-grams (each character is a
+  token).
 
 Template-bound gates (``template_bound = True``) need template knowledge -- the content units of
 the built-in lexicon (:func:`~verdictpack.stimuli._lexicon.content_units`) and the templates'
@@ -26,8 +29,8 @@ naming ``stimulus`` on any other:
 * :class:`NullSeparationGate`: the manipulated property is normalised away by deleting, in every
   sentence of both texts, an allowed span (one of the templates' markers, as a whole token
   sequence) that opens the sentence and one that closes it -- the only places a template may put
-  its {marker} slot; measured = the token-level difference of what remains (the number of
-  tokens in non-equal ``difflib`` opcodes, max of the two sides per opcode). Passes when
+  its {marker} slot; measured = the token-level difference of what remains
+  (:func:`token_difference`: the Levenshtein distance over case-folded tokens). Passes when
   measured ≤ max_diff_tokens AND the detected content-unit sets of treatment and null partner are
   identical AND the raw token sequences differ (a null partner identical to the treatment carries
   no manipulation).
@@ -37,20 +40,20 @@ Gates never read the generator's ``injected_defects`` bookkeeping.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from typing import ClassVar, Literal, Protocol, runtime_checkable
+
+from rapidfuzz.distance import Levenshtein
 
 from verdictpack._errors import InputError
 from verdictpack._validate import closed_interval, int_at_least, nonempty_str, str_tuple
-from verdictpack.stimuli import _textkernel
 from verdictpack.stimuli._lexicon import DEFAULT_LEXICON, Lexicon, Template, content_units
 from verdictpack.stimuli._stimulus import Stimulus, require_template_stimulus
-from verdictpack.stimuli._text import norm, sentence_tokens, tokens
+from verdictpack.stimuli._text import folded_lines, norm, sentence_tokens, tokens, word_count
 
 __all__ = [
     "ContentPreservationGate",
@@ -61,6 +64,7 @@ __all__ = [
     "NullSeparationGate",
     "max_fragment_similarity",
     "standard_gates",
+    "token_difference",
 ]
 
 
@@ -101,9 +105,7 @@ class LengthMatchGate:
         nonempty_str("name", self.name)
 
     def _length(self, text: str) -> int:
-        # the compiled kernel's (len(text.split()), len(" ".join(text.split()))), held equal to
-        # those by a test, without building the list of words
-        words, characters = _textkernel.word_count(text)
+        words, characters = word_count(text)
         return words if self.unit == "words" else characters
 
     def check(self, stimulus: Stimulus) -> GateOutcome:
@@ -141,15 +143,11 @@ class ContentPreservationGate:
         return GateOutcome(kept >= self.threshold, kept, float(self.threshold))
 
 
-def _grams(toks: Sequence[str], n: int) -> frozenset[str]:
-    """The word n-grams of a sentence's tokens (the whole sentence when shorter than n), each as
-    its tokens joined by a space: tokens hold no spaces, so equal strings are equal grams (and
-    strings, unlike tuples, add nothing for the garbage collector to scan)."""
+def _grams(toks: Sequence[str], n: int) -> frozenset[tuple[str, ...]]:
+    """The word n-grams of a sentence's tokens (the whole sentence when shorter than n)."""
     if len(toks) < n:
-        return frozenset({" ".join(toks)})
-    if n == 3:  # the default, without the generator of slices
-        return frozenset(map(" ".join, zip(toks, toks[1:], toks[2:], strict=False)))
-    return frozenset(map(" ".join, zip(*(toks[k:] for k in range(n)), strict=False)))
+        return frozenset({tuple(toks)})
+    return frozenset(zip(*(toks[k:] for k in range(n)), strict=False))
 
 
 def max_fragment_similarity(text: str, n: int = 3) -> float:
@@ -157,51 +155,39 @@ def max_fragment_similarity(text: str, n: int = 3) -> float:
     return _max_fragment_similarity(text, n)
 
 
-# sentence_tokens' rule, one sentence at a time: the text (lower-cased) splits at its sentence
-# stops, and a sentence's tokens are the a-z/0-9 runs of its piece (no token spans a stop)
-_STOP = re.compile(r"[.!?](?=\s|$)")
-_PIECE_TOKEN = re.compile(r"[a-z0-9]+")
-
-
-@functools.lru_cache(maxsize=65536)
-def _piece_grams(piece: str, n: int) -> frozenset[str] | None:
-    """The n-gram set of one sentence piece (None: the piece has no tokens).
-
-    Cached per piece: a treatment and its null partner share most of their sentences.
-    """
-    toks = _PIECE_TOKEN.findall(piece)
-    return _grams(toks, n) if toks else None
-
-
-def _sentence_grams(text: str, n: int) -> list[frozenset[str]]:
-    """``[_grams(toks, n) for toks in sentence_tokens(text)]``, sentence by sentence."""
-    found = [_piece_grams(piece, n) for piece in _STOP.split(text.lower())]
-    return [g for g in found if g is not None]
-
-
 @functools.lru_cache(maxsize=16384)
 def _max_fragment_similarity(text: str, n: int) -> float:
-    """The compiled kernel's value (cached: a source may be shared by many pairs), held equal to
-    :func:`_reference_fragment_similarity` by a test."""
-    if n < 1:  # no grams at all: only the Python rules define it
-        return _reference_fragment_similarity(text, n)
-    return _textkernel.fragment_similarity(text, min(n, 1 << 62))
-
-
-def _reference_fragment_similarity(text: str, n: int) -> float:
-    """Max Jaccard similarity of sentence n-gram sets by the Python rules (the specification)."""
-    grams = _sentence_grams(text, n)
-    if len(grams) < 2 or len(frozenset().union(*grams)) == sum(map(len, grams)):
-        return 0.0  # no gram is shared by two sentences: every similarity is 0
+    # cached: a source may be shared by many pairs
+    folded = folded_lines(text)
+    if "\n" not in folded:
+        return 0.0
+    lines = folded.split("\n")
+    if n <= 16 and min(map(str.count, lines, repeat(" "))) + 1 >= n:
+        # every sentence has n tokens or more, so its grams are windows of the text's tokens:
+        # when no window of the whole text repeats, no two sentences share a gram
+        flat = folded.split()
+        if len(set(zip(*(flat[k:] for k in range(n)), strict=False))) == len(flat) - n + 1:
+            return 0.0
+    grams = [_grams(line.split(" "), n) for line in lines]
     best = 0.0
-    for i in range(len(grams)):
-        gi = grams[i]
-        for j in range(i + 1, len(grams)):
-            gj = grams[j]
+    for i, gi in enumerate(grams):
+        rest = grams[i + 1 :]
+        # only the sentences sharing a gram with this one (the test runs in C)
+        for gj in compress(rest, [not d for d in map(gi.isdisjoint, rest)]):
             inter = len(gi & gj)
-            if inter:
-                best = max(best, inter / (len(gi) + len(gj) - inter))
+            best = max(best, inter / (len(gi) + len(gj) - inter))
     return best
+
+
+def token_difference(a: Sequence[str], b: Sequence[str]) -> int:
+    """The Levenshtein distance of two token sequences: the fewest token insertions, deletions
+    and substitutions turning one into the other (rapidfuzz, on exact integer ids)."""
+    if tuple(a) == tuple(b):
+        return 0
+    seen = dict.fromkeys(a)
+    seen.update(dict.fromkeys(b))
+    ids = dict(zip(seen, range(len(seen)), strict=True))
+    return int(Levenshtein.distance(list(map(ids.__getitem__, a)), list(map(ids.__getitem__, b))))
 
 
 @dataclass(frozen=True)
@@ -320,10 +306,7 @@ class NullSeparationGate:
         require_template_stimulus(self.name, stimulus)
         a = self._residual(stimulus.treatment)
         b = self._residual(stimulus.null_partner)
-        diff = 0
-        if a != b:
-            ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-            diff = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+        diff = token_difference(a, b)
         same_units = content_units(stimulus.treatment, self.lexicon) == content_units(
             stimulus.null_partner, self.lexicon
         )

@@ -225,7 +225,7 @@ def content_units(text: str, lexicon: Lexicon = DEFAULT_LEXICON) -> frozenset[tu
 
     A sentence holds unit (e, a, v) when its tokens contain the entity e, the phrase of attribute
     a and a value v from a's vocabulary, each as a contiguous whole-token sequence. Entities and
-    values are returned in token form (lower case, punctuation dropped).
+    values are returned in token form (case-folded, punctuation dropped).
     """
     return _content_units(text, lexicon)
 

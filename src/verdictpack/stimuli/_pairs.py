@@ -8,9 +8,21 @@ to the file's columns (CSV header names or JSONL keys)::
 
 ``id``, ``treatment`` and ``null_partner`` are required; ``source`` is optional (absent or None:
 the stimuli have no source passage); ``metadata`` lists columns copied into each stimulus's
-metadata under their own names (default none). The format follows the file name: ``.jsonl``
-(one JSON object per line; blank lines are skipped) or ``.csv`` (a header line, then records;
-UTF-8, a leading byte-order mark is ignored; quoted fields may span lines).
+metadata under their own names (default none).
+
+**Natural pairs** map ``a`` and ``b`` (the pair's two texts) instead of ``treatment`` and
+``null_partner``, and name the treatment per pair by one of: ``treatment_column``, a column whose
+value (translated by ``treatment_values``, default the values ``a`` and ``b`` themselves) says
+which side holds it; or ``treatment_rule`` (:data:`TREATMENT_RULES`), the longer or shorter text
+in words or characters (the length gate's lengths, :func:`~verdictpack.stimuli._text.word_count`),
+a rule fixed before the data. A tie under the rule leaves side a as the treatment and the
+:class:`TreatmentRuleGate` refuses the pair (counted with the gates' refusals, listed by id).
+:attr:`PairsResult.b_treated` holds the ids whose treatment is side b: a judgment file that names
+the sides is read as if side a were the treatment, and these pairs' judgments are mirrored.
+
+The format follows the file name: ``.jsonl`` (one JSON object per line; blank lines are
+skipped) or ``.csv`` (a header line, then records; UTF-8, a leading byte-order mark is ignored;
+quoted fields may span lines).
 
 Nothing is dropped silently. Every defect of the file is collected (up to :data:`MAX_DEFECTS`,
 then one defect counting the rest) as a :class:`~verdictpack._errors.Defect` whose path is
@@ -47,24 +59,63 @@ from typing import Any, NamedTuple
 from verdictpack._errors import MISSING, Defect, InputError
 from verdictpack._validate import nonempty_str
 from verdictpack.config._data_json import DataJSONError, load_data_json
+from verdictpack.stimuli._gates import GateOutcome
 from verdictpack.stimuli._stimulus import Stimulus
+from verdictpack.stimuli._text import word_count
 
-__all__ = ["MAX_DEFECTS", "PAIR_FIELDS", "PairsResult", "read_pairs", "root_id_problem"]
+__all__ = [
+    "MAX_DEFECTS",
+    "PAIR_FIELDS",
+    "TREATMENT_RULES",
+    "PairsResult",
+    "TreatmentRuleGate",
+    "read_pairs",
+    "root_id_problem",
+]
 
 # the most defects reported one by one; the rest are counted in one closing defect
 MAX_DEFECTS = 50
 
 # the roles of a mapping: the three required text/id fields, then the optional ones
-PAIR_FIELDS = ("id", "source", "treatment", "null_partner", "metadata")
+PAIR_FIELDS = ("id", "source", "treatment", "null_partner", "a", "b", "metadata")
+TREATMENT_RULES = ("longer_words", "longer_characters", "shorter_words", "shorter_characters")
 _REQUIRED = ("id", "treatment", "null_partner")
 _TEXT_ROLES = ("source", "treatment", "null_partner")
 
 
-class PairsResult(NamedTuple):
-    """What :func:`read_pairs` returns: the stimuli read and the defects found (both in order)."""
-
+class _PairsFields(NamedTuple):
     stimuli: tuple[Stimulus, ...]
     defects: tuple[Defect, ...]
+
+
+class PairsResult(_PairsFields):
+    """What :func:`read_pairs` returns: the stimuli read and the defects found (both in order),
+    a named 2-tuple; natural pairs also set ``b_treated``, the ids whose treatment is side b."""
+
+    b_treated: frozenset[str] = frozenset()
+
+
+def _length(text: str, unit: str) -> int:
+    words, characters = word_count(text)
+    return words if unit == "words" else characters
+
+
+class TreatmentRuleGate:
+    """Natural pairs under a treatment rule: the treatment and null partner differ in length
+    (measured = |L_t - L_n| in the rule's unit; a tie names no treatment and is refused)."""
+
+    name = "treatment_rule"
+
+    def __init__(self, rule: str) -> None:
+        if rule not in TREATMENT_RULES:
+            raise InputError("treatment_rule", "one of " + ", ".join(TREATMENT_RULES), rule)
+        self.unit = rule.split("_")[1]
+
+    def check(self, stimulus: Stimulus) -> GateOutcome:
+        diff = abs(
+            _length(stimulus.treatment, self.unit) - _length(stimulus.null_partner, self.unit)
+        )
+        return GateOutcome(diff >= 1, float(diff), 1.0)
 
 
 class _Mapping(NamedTuple):
@@ -73,23 +124,41 @@ class _Mapping(NamedTuple):
     treatment: str
     null_partner: str
     metadata: tuple[str, ...]
+    natural: bool = False
+    side_column: str | None = None
+
+    def role(self, role: str) -> str:
+        """A text role as the mapping names it (natural pairs: a and b)."""
+        return {"treatment": "a", "null_partner": "b"}.get(role, role) if self.natural else role
 
     def columns(self) -> tuple[tuple[str, str], ...]:
         """(role, column) for every mapped column, roles in :data:`PAIR_FIELDS` order."""
         out = [("id", self.id)]
         if self.source is not None:
             out.append(("source", self.source))
-        out += [("treatment", self.treatment), ("null_partner", self.null_partner)]
+        out += [
+            (self.role("treatment"), self.treatment),
+            (self.role("null_partner"), self.null_partner),
+        ]
         out += [("metadata", m) for m in self.metadata]
+        if self.side_column is not None:
+            out.append(("treatment_column", self.side_column))
         return tuple(out)
 
 
-def _check_mapping(mapping: Any) -> _Mapping:
+def _check_mapping(mapping: Any, side_column: str | None = None) -> _Mapping:
     if not isinstance(mapping, Mapping):
         raise InputError("mapping", "a mapping of roles to column names", type(mapping).__name__)
+    mapping = {k: v for k, v in mapping.items() if v is not None}
     unknown = sorted(str(k) for k in mapping if k not in PAIR_FIELDS)
     if unknown:
         raise InputError("mapping", f"keys among {list(PAIR_FIELDS)}", unknown)
+    natural = "a" in mapping or "b" in mapping
+    if natural:
+        if "treatment" in mapping or "null_partner" in mapping:
+            raise InputError("mapping", "'a' and 'b' or 'treatment' and 'null_partner'", mapping)
+        mapping = {**mapping, "treatment": mapping.get("a"), "null_partner": mapping.get("b")}
+        mapping = {k: v for k, v in mapping.items() if v is not None and k not in ("a", "b")}
     for role in _REQUIRED:
         if role not in mapping:
             raise InputError("mapping", f"a column name for '{role}'", dict(mapping))
@@ -105,7 +174,13 @@ def _check_mapping(mapping: Any) -> _Mapping:
     for m in meta:
         nonempty_str("mapping.metadata", m, "a list of non-empty column names")
     result = _Mapping(
-        mapping["id"], source, mapping["treatment"], mapping["null_partner"], tuple(meta)
+        mapping["id"],
+        source,
+        mapping["treatment"],
+        mapping["null_partner"],
+        tuple(meta),
+        natural,
+        side_column,
     )
     cols = [c for _, c in result.columns()]
     repeated = sorted({c for c in cols if cols.count(c) > 1})
@@ -252,6 +327,10 @@ def read_pairs(
     mapping: Mapping[str, Any],
     display: str | None = None,
     data: bytes | None = None,
+    *,
+    treatment_column: str | None = None,
+    treatment_values: Mapping[str, str] | None = None,
+    treatment_rule: str | None = None,
 ) -> PairsResult:
     """Read a JSONL or CSV file of pairs into stimuli, collecting every defect (module docstring).
 
@@ -259,14 +338,26 @@ def read_pairs(
     is the file's bytes as already read (the caller hashes the same bytes), parsed instead of
     reading ``path`` (which then only names the format). Returns
     ``PairsResult(stimuli, defects)``, a named 2-tuple; the stimuli are those of the records
-    without defects, in file order.
+    without defects, in file order. Natural pairs (a ``mapping`` of ``a`` and ``b``) take
+    exactly one of ``treatment_column`` (with ``treatment_values``) and ``treatment_rule``
+    (module docstring).
     """
     if not isinstance(path, (str, Path)):
         raise InputError("path", "a path", type(path).__name__)
     path = Path(path)
     if display is not None:
         nonempty_str("display", display)
-    m = _check_mapping(mapping)
+    m = _check_mapping(mapping, treatment_column)
+    if m.natural and (treatment_column is None) == (treatment_rule is None):
+        raise InputError(
+            "treatment_column", "exactly one of treatment_column and treatment_rule", mapping
+        )
+    if not m.natural and (treatment_column or treatment_rule or treatment_values):
+        raise InputError("mapping", "'a' and 'b' (natural pairs) with a treatment", mapping)
+    if treatment_rule is not None:
+        TreatmentRuleGate(treatment_rule)  # the rule checked by name
+    sides = dict(treatment_values or {})
+    b_treated: set[str] = set()
     out = _Collector(display if display is not None else str(path))
     suffix = path.suffix.lower()
     if suffix not in (".jsonl", ".csv"):
@@ -282,7 +373,7 @@ def read_pairs(
         expected = "a record after the header" if suffix == ".csv" else "at least one JSON object"
         out.add(1, "(no records)", expected)
     columns = m.columns()
-    text_columns = [(role, getattr(m, role)) for role in _TEXT_ROLES]
+    text_columns = [(m.role(role), getattr(m, role)) for role in _TEXT_ROLES]
     for line, rec in records:
         where = line
         # a column absent from the whole file was named once; its records give no stimulus
@@ -317,8 +408,31 @@ def read_pairs(
                 ok = False
             else:
                 texts[role] = value
+        swap = False
+        if m.side_column is not None and m.side_column in rec:
+            value = rec[m.side_column]
+            if isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)  # as ids: an integer is read as its decimal text
+            side = sides.get(value, value) if isinstance(value, str) else None
+            if side not in ("a", "b"):
+                known = sorted({"a", "b", *sides})
+                out.add(where, value, f"a treatment side in '{m.side_column}': one of {known}")
+                ok = False
+            swap = side == "b"
         if not ok:
             continue
+        if m.natural:
+            if treatment_rule is not None:
+                unit = treatment_rule.split("_")[1]
+                la, lb = (_length(str(texts[r]), unit) for r in ("a", "b"))
+                swap = lb > la if treatment_rule.startswith("longer") else lb < la
+            texts["treatment"], texts["null_partner"] = texts.pop("a"), texts.pop("b")
+            if swap:
+                texts["treatment"], texts["null_partner"] = (
+                    texts["null_partner"],
+                    texts["treatment"],
+                )
+                b_treated.add(raw_id)
         stimuli.append(
             Stimulus(
                 id=raw_id,
@@ -328,4 +442,6 @@ def read_pairs(
                 metadata={col: rec[col] for col in m.metadata},
             )
         )
-    return PairsResult(tuple(stimuli), out.result())
+    result = PairsResult(tuple(stimuli), out.result())
+    result.b_treated = frozenset(b_treated)
+    return result

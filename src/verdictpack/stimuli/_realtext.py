@@ -5,11 +5,9 @@ so they cannot judge a pair a user wrote. The two gates here read only the texts
 :class:`~verdictpack.stimuli.Stimulus` and follow the same :class:`~verdictpack.stimuli.Gate`
 protocol (``name``, ``check(stimulus) -> GateOutcome(passed, measured, threshold)``).
 
-Word tokens (:func:`word_tokens`) keep their case: runs of letters (inner apostrophes and hyphens
-kept, ``O'Neill``, ``long-term``) and numbers (digits with inner ``.`` or ``,`` groups:
-``3.5``, ``1,200``); punctuation and white space only separate them. A token *opens a sentence*
-when it is the first of the text or the first after ``.``, ``!`` or ``?`` (optionally followed by
-closing quotes or brackets) and white space.
+Tokens, sentences and case folding are those of the one tokenizer of :mod:`._text`
+(:func:`word_tokens`: case kept; ``3.5``, ``1,200``, ``O'Neill``, ``long-term`` are one token
+each; a CJK character is a token); a token *opens a sentence* when it is the first of one.
 
 :class:`ContentOverlapGate` -- content preservation on real text. The *content units* of a text
 (:func:`content_units_real`) are of three kinds, each token counted once, in this order:
@@ -19,12 +17,12 @@ closing quotes or brackets) and white space.
   ``Reuters``) and is not a short function word (``The`` after a colon or a quote), compared
   with its case;
 * content words: any other alphabetic token of at least ``min_word_length`` (default 4) letters,
-  lower-cased, that is not in the stop list (default :data:`STOP_WORDS`, a small English list of
+  case-folded, that is not in the stop list (default :data:`STOP_WORDS`, a small English list of
   function words and reporting verbs such as ``said``).
 
 The reference is the source when the stimulus has one, else the treatment. A unit of the
 reference is *kept* when it occurs in BOTH the treatment and the null partner (a name may open a
-sentence there; a content word matches case-insensitively; a number matches exactly). measured =
+sentence there; a content word matches case-folded; a number matches exactly). measured =
 kept units / reference units; the gate passes when the reference has at least one unit,
 measured >= threshold, and the number rule holds: every number of the reference occurs in both
 texts, and treatment and null partner carry the same multiset of numbers (a changed, dropped or
@@ -35,8 +33,9 @@ manipulation is allowed to change. The rule is deliberately lexical (no stemming
 it can refuse a good paraphrase, never silently admit a lost figure.
 
 :class:`DiffBudgetGate` -- null separation on real text. measured = the token-level difference of
-treatment and null partner: over the ``difflib.SequenceMatcher`` opcodes of their word-token
-sequences, the sum over non-equal opcodes of max(tokens removed, tokens inserted). Passes when
+treatment and null partner (:func:`~verdictpack.stimuli._gates.token_difference`: the Levenshtein
+distance of their token sequences, case kept -- a change of case is a change a reader sees --
+the fewest token insertions, deletions and substitutions). Passes when
 1 <= measured <= ``max_diff_tokens``: a pair whose tokens are identical carries no manipulation
 (texts differing only in punctuation or white space count as identical), and a pair that differs
 by more than the budget is not a minimal pair.
@@ -45,18 +44,11 @@ by more than the budget is not a minimal pair.
 on stimuli and reports, per gate, how many it refused and how many it refused first, plus the
 refused ids -- a refused pair is listed, never dropped silently.
 
-The Python code of this module (and of the fragment and length gates in :mod:`._gates`) is the
-specification. ``check`` computes the same counts in the compiled kernel
-:mod:`verdictpack.stimuli._textkernel` (``_textkernel.c``: the same tokens and rules on integer
-ids, about 15 times faster); ``reference_check`` runs the Python rules, and
-``tests/stimuli/test_textkernel.py`` holds the two equal on seeded random texts and on every
-code point.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,17 +58,17 @@ from typing import Any, ClassVar, Literal
 from verdictpack._errors import InputError
 from verdictpack._memory import gc_paused
 from verdictpack._validate import closed_interval, int_at_least, nonempty_str
-from verdictpack.stimuli import _textkernel
+from verdictpack.stimuli import _text
 from verdictpack.stimuli._gates import (
     FragmentDistinctnessGate,
     Gate,
     GateOutcome,
     LengthMatchGate,
     _max_fragment_similarity,
-    _piece_grams,
+    token_difference,
 )
 from verdictpack.stimuli._stimulus import Stimulus
-from verdictpack.stimuli._text import sentence_tokens
+from verdictpack.stimuli._text import lines, word_tokens
 
 __all__ = [
     "STOP_WORDS",
@@ -119,45 +111,26 @@ _NOT_NAMES_TEXT = (
 _NOT_NAMES: frozenset[str] = frozenset(_NOT_NAMES_TEXT.split())
 
 _NO_NUMBERS: Mapping[str, int] = MappingProxyType({})
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’-][^\W\d_]+)*")
-# the same tokens on ASCII text (there \d is 0-9, [^\W\d_] is A-Za-z and ’ cannot occur);
-# the ASCII classes match about twice as fast as the Unicode ones
-_TOKEN_ASCII = re.compile(r"\d+(?:[.,]\d+)*|[A-Za-z]+(?:['-][A-Za-z]+)*", re.ASCII)
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+")
-_ANALYSIS_CACHE = 16384
-# a knob above any text's length means the same as that length (the kernel takes a C size)
-_LONGEST = 1 << 62
-
-
-def word_tokens(text: str) -> tuple[str, ...]:
-    """The case-kept word and number tokens of ``text`` (module docstring)."""
-    return _analyse(text).tokens
 
 
 class _Text:
     """What the gates read of one text, each part computed once (on first use).
 
-    ``tokens`` (case kept), ``starts`` (indices of the tokens opening a sentence), ``numbers``
+    ``tokens`` (case kept), ``openers`` (token -> how many sentences it opens), ``numbers``
     (number token -> count); on demand ``as_written`` / ``lowered`` (the token sets) and the
     content units for given knobs.
     """
 
-    __slots__ = ("_as_written", "_lowered", "_units", "numbers", "starts", "tokens")
+    __slots__ = ("_as_written", "_folded", "_lowered", "_units", "numbers", "openers", "tokens")
 
     def __init__(self, text: str) -> None:
-        toks: list[str] = []
-        starts: list[int] = []
-        # a sentence end holds no letters or digits, so splitting there loses no token
-        for found in map(_piece_tokens, _SENTENCE_END.split(text)):
-            if found:
-                starts.append(len(toks))
-                toks += found
+        kept, self._folded = lines(text)
+        toks = self.tokens = kept.split()
         if text.isascii():  # an ASCII token is a number iff it sorts before ":" (digits < ":" < A)
             nums = list(filter(":".__gt__, toks))
         else:
             nums = [t for t in toks if t[0].isdigit()]
-        self.tokens = tuple(toks)
-        self.starts = frozenset(starts)
+        self.openers = Counter(line.partition(" ")[0] for line in kept.split("\n")) if kept else {}
         self.numbers: Mapping[str, int] = (
             MappingProxyType(dict(Counter(nums))) if nums else _NO_NUMBERS
         )
@@ -174,9 +147,9 @@ class _Text:
 
     @property
     def lowered(self) -> frozenset[str]:
-        """The distinct tokens, lower-cased."""
+        """The distinct tokens, case-folded."""
         if self._lowered is None:
-            self._lowered = frozenset(map(str.lower, self.as_written))
+            self._lowered = frozenset(self._folded.split())
         return self._lowered
 
     def units(self, min_word_length: int, stop_words: frozenset[str]) -> ContentUnits:
@@ -192,48 +165,33 @@ class _Text:
         # does not open a sentence; every other letter token is a content-word candidate. Over
         # distinct strings: a name-like string is a name when it occurs off a sentence start,
         # and a candidate when it occurs at one.
-        name_like: set[str] = set()
-        other: set[str] = set()
-        for tok in self.as_written:
-            first = tok[0]
-            if first.isdigit():
-                continue
-            if first.isupper() and tok.lower() not in _NOT_NAMES:
-                name_like.add(tok)
-            else:
-                other.add(tok)
-        toks, starts = self.tokens, self.starts
-        opening = name_like.intersection([toks[i] for i in starts])
+        letters = {t for t in self.as_written if not t[0].isdigit()}
+        name_like = {t for t in letters if t[0].isupper() and t.casefold() not in _NOT_NAMES}
+        opening = name_like.intersection(self.openers)
         names = name_like - opening
-        if opening:  # those of them that also occur off a sentence start
-            names |= {t for i, t in enumerate(toks) if t in opening and i not in starts}
+        # those opening a sentence that also occur off one
+        names.update(t for t in opening if self.tokens.count(t) > self.openers[t])
+        letters -= name_like
+        letters |= opening
         words = frozenset(
             low
-            for low in map(str.lower, other | opening)
+            for low in map(str.casefold, letters)
             if len(low) >= min_word_length and low not in stop_words
         )
         return ContentUnits(self.numbers, frozenset(names), words)
 
 
-@functools.lru_cache(maxsize=4 * _ANALYSIS_CACHE)
-def _piece_tokens(piece: str) -> tuple[str, ...]:
-    """The tokens of one sentence piece (cached: a treatment and its null partner share most)."""
-    return tuple((_TOKEN_ASCII if piece.isascii() else _TOKEN).findall(piece))
-
-
-@functools.lru_cache(maxsize=_ANALYSIS_CACHE)
+@functools.lru_cache(maxsize=_text.RECENT)
 def _analyse(text: str) -> _Text:
-    """The analysis of ``text`` (cached: several gates read the same texts)."""
+    """The analysis of ``text`` (cached, the recent texts: several gates read the same texts)."""
     return _Text(text)
 
 
 def clear_caches() -> None:
     """Forget every cached text analysis (for timing cold runs; results never depend on it)."""
     _analyse.cache_clear()
-    _piece_tokens.cache_clear()
     _max_fragment_similarity.cache_clear()
-    _piece_grams.cache_clear()
-    sentence_tokens.cache_clear()
+    _text.clear_caches()
 
 
 @dataclass(frozen=True)
@@ -325,25 +283,6 @@ class ContentOverlapGate:
     def check(self, stimulus: Stimulus) -> GateOutcome:
         _check_stimulus(stimulus)
         ref = stimulus.source if stimulus.source is not None else stimulus.treatment
-        # the compiled kernel counts what :meth:`reference_check` counts (held equal by a test);
-        # None: stop words it does not take (not a frozenset of str), so the Python rules
-        counts = _textkernel.overlap(
-            ref,
-            stimulus.treatment,
-            stimulus.null_partner,
-            min(self.min_word_length, _LONGEST),
-            self.stop_words,
-            _NOT_NAMES,
-        )
-        if counts is None:
-            return self.reference_check(stimulus)
-        kept, total, intact = counts
-        return self._outcome(kept, total, intact)
-
-    def reference_check(self, stimulus: Stimulus) -> GateOutcome:
-        """:meth:`check` by the Python rules (the specification the compiled kernel follows)."""
-        _check_stimulus(stimulus)
-        ref = stimulus.source if stimulus.source is not None else stimulus.treatment
         units = self._units(ref)
         total = units.size
         if total == 0:
@@ -368,69 +307,11 @@ class ContentOverlapGate:
         return GateOutcome(passed, measured, threshold)
 
 
-def token_difference(a: Sequence[str], b: Sequence[str]) -> int:
-    """Sum over non-equal ``difflib`` opcodes of max(tokens removed, tokens inserted).
-
-    The opcodes are those of ``difflib.SequenceMatcher(None, a, b, autojunk=False)``: the
-    non-equal ones are the gaps between its matching blocks, which :func:`_matching_blocks`
-    finds with the same algorithm (without the junk bookkeeping, which that matcher does not
-    use), so the count is the same.
-    """
-    a, b = list(a), list(b)
-    if a == b:
-        return 0
-    diff = i = j = 0
-    for ai, bj, size in _matching_blocks(a, b):
-        diff += max(ai - i, bj - j)
-        i, j = ai + size, bj + size
-    return diff + max(len(a) - i, len(b) - j)
-
-
-def _matching_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
-    """The matching blocks ``(i, j, size)`` of ``difflib.SequenceMatcher(None, a, b,
-    autojunk=False)``, sorted (adjacent blocks not merged; that changes no gap).
-
-    The same longest-match recursion (longest block first, ties to the smallest ``i`` then
-    ``j``; then the parts before and after it). Without junk the matcher's block extension
-    steps never move a block, so they are left out.
-    """
-    b2j: dict[str, list[int]] = {}
-    for j, x in enumerate(b):
-        b2j.setdefault(x, []).append(j)
-    nothing: list[int] = []
-    queue = [(0, len(a), 0, len(b))]
-    blocks: list[tuple[int, int, int]] = []
-    while queue:
-        alo, ahi, blo, bhi = queue.pop()
-        besti, bestj, bestsize = alo, blo, 0
-        j2len: dict[int, int] = {}
-        for i in range(alo, ahi):
-            get = j2len.get
-            new: dict[int, int] = {}
-            for j in b2j.get(a[i], nothing):
-                if j < blo:
-                    continue
-                if j >= bhi:
-                    break
-                k = new[j] = get(j - 1, 0) + 1
-                if k > bestsize:
-                    besti, bestj, bestsize = i - k + 1, j - k + 1, k
-            j2len = new
-        if bestsize:
-            blocks.append((besti, bestj, bestsize))
-            if alo < besti and blo < bestj:
-                queue.append((alo, besti, blo, bestj))
-            if besti + bestsize < ahi and bestj + bestsize < bhi:
-                queue.append((besti + bestsize, ahi, bestj + bestsize, bhi))
-    blocks.sort()
-    return blocks
-
-
 @dataclass(frozen=True)
 class DiffBudgetGate:
     """1 ≤ token difference of treatment and null partner ≤ max_diff_tokens. Text-only.
 
-    The difference is :func:`token_difference` of the case-kept word tokens (module docstring).
+    The difference is :func:`token_difference` of the case-kept tokens (module docstring).
     Knob: ``max_diff_tokens`` ≥ 1, the largest edit a minimal pair may have (e.g. 6 for a
     register swap of a phrase or two; a length manipulation needs the added words' count).
     """
@@ -445,15 +326,8 @@ class DiffBudgetGate:
 
     def check(self, stimulus: Stimulus) -> GateOutcome:
         _check_stimulus(stimulus)
-        # the compiled kernel: word tokens and the matcher on integer ids (held equal to
-        # :meth:`reference_check` by a test)
-        return self._outcome(_textkernel.token_diff(stimulus.treatment, stimulus.null_partner))
-
-    def reference_check(self, stimulus: Stimulus) -> GateOutcome:
-        """:meth:`check` by the Python rules (the specification the compiled kernel follows)."""
-        _check_stimulus(stimulus)
-        a, b = word_tokens(stimulus.treatment), word_tokens(stimulus.null_partner)
-        return self._outcome(token_difference(a, b))
+        a = _analyse(stimulus.treatment).tokens
+        return self._outcome(token_difference(a, _analyse(stimulus.null_partner).tokens))
 
     def _outcome(self, diff: int) -> GateOutcome:
         passed = 1 <= diff <= self.max_diff_tokens

@@ -15,8 +15,9 @@ Modules of the self-audit (``verdictpack audit``):
 * ``_kinds_engine``: the engine kind (tracks rebuilt from evidence.jsonl, costs, CSV).
 * ``_kinds_study``: the study kind (the registered order, M_i and H_i from judgments.csv, the
   tracks rebuilt, kappa from reader_audit.csv, coverage, gate counts and costs).
-* ``_report_map``: report.md <-> results.json (the report is read only to prove it says what
-  results.json says), then the sweep of every printed number.
+* ``_worlds``: the simulated worlds held to their names.
+* ``_inputs``: the folder's marker (every file listed and unchanged) and, with the config, every
+  echoed input compared with it.
 * ``_provenance_checks``: provenance.json (seed commitment, config hashes, RFC 8785).
 * ``_command``: the driver over run folders and the ``cli``.
 

@@ -1,13 +1,13 @@
 """Self-audit: ``verdictpack audit RUN_DIR...`` re-derives every headline number by a second method.
 
-The audit reads only an output folder (results.json, report.md and the layer's other files). It
+The audit reads only an output folder (results.json, the evidence files, the marker). It
 never imports the code that computed the numbers (core/, config/, stimuli/, simulate/, kinds/,
 render/): every re-derivation is written again in this folder, differently, from the definitions
 in docs/statistics.md. This module is the driver over run folders and the ``cli``; the checks
 live in ``_kinds`` (every kind, sizing), ``_kinds_oc`` (operating characteristics: verdict,
-judges, battery), ``_kinds_engine``, ``_kinds_study``, ``_report_map`` (report.md),
-``_provenance_checks``; the mathematics in ``_rederive``; :class:`Finding` and
-:class:`AuditReport` in ``_findings``.
+judges, battery), ``_kinds_engine``, ``_kinds_study``, ``_worlds``, ``_inputs`` (the folder's
+marker, the echoed inputs), ``_provenance_checks``; the mathematics in ``_rederive``;
+:class:`Finding` and :class:`AuditReport` in ``_findings``.
 
 A live study's folder (DIR holding ``.verdictpack-live.json``) is audited as the study of its
 ``report/`` folder (which covers the committed prefix of the registered order) plus its ledger:
@@ -15,6 +15,10 @@ the hash chain and the committed evidence re-derived (``_ledger_audit``).
 
 Per kind (results.json ``kind``):
 
+* every kind, the folder (``_inputs``): every file is one the marker ``.verdictpack-output.json``
+  lists, with its SHA-256, and every listed file is there (an edited, added or removed file
+  fails); with ``--config``, every input of the config echoed in results.json or provenance.json
+  is the config's (a construct renamed throughout a copied folder fails).
 * every kind: the construct block (odds ratio as h, the smaller effect governs, the threshold rate,
   per-tail alpha = alpha / 4, e-boundary = 1 / per-tail alpha); every Quantity well formed; no NaN.
 * every kind, provenance.json (``_provenance`` is not imported: its formulas are written here
@@ -62,10 +66,10 @@ Per kind (results.json ``kind``):
   reader_audit.csv (reader A sorts first) and the gate; gate counts, cost lines and data-file
   records add up; every data file of provenance carries a SHA-256 (recomputed beside the config
   with ``--config``); the JSON files agree.
-* report.md (and registered_vs_extension.md): the headline tables mapped back to their results
-  fields (rows by arm / scenario / route / composition / track names), compared at the printed
-  precision; then a sweep: every decimal number printed must equal some number of the folder's
-  JSON files at the printed precision.
+* report.md (and the engine's registered_vs_extension.md): rendered again from results.json
+  alone and compared byte for byte (the command line passes the renderer, ``rerender``; verify
+  never imports it), so every word and number of the report is the one results.json
+  determines; the report's text is never parsed back (UNVERIFIED without the renderer).
 
 Anything that cannot be re-derived is reported UNVERIFIED with its reason, never passed silently.
 """
@@ -73,22 +77,28 @@ Anything that cannot be re-derived is reported UNVERIFIED with its reason, never
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from verdictpack._errors import UsageError
 from verdictpack.verify._findings import AuditReport, Finding, _Auditor, _load_json
+from verdictpack.verify._inputs import _audit_marker
 from verdictpack.verify._kinds import _audit_construct, _audit_figures, _audit_sizing
 from verdictpack.verify._kinds_engine import _audit_engine
 from verdictpack.verify._kinds_oc import _audit_battery, _audit_judges, _audit_verdict
 from verdictpack.verify._kinds_study import _audit_study
 from verdictpack.verify._ledger_audit import audit_ledger, is_live_folder
 from verdictpack.verify._provenance_checks import _audit_provenance
-from verdictpack.verify._report_map import _audit_markdown, _number_pool
-from verdictpack.verify._report_summary import _audit_worlds
+from verdictpack.verify._worlds import _audit_worlds
 
 __all__ = ["AuditReport", "Finding", "audit_run", "audit_runs", "cli", "format_reports"]
+
+# results.json's data -> the texts it alone determines, rendered again (the CLI's renderer)
+Rerender = Callable[[dict[str, Any]], Mapping[str, str]]
+
+# the version of results.json this audit reads (verdictpack._contract's, written here again)
+RESULTS_SCHEMA_VERSION = 1
 
 
 # ==============================================================================================
@@ -96,9 +106,14 @@ __all__ = ["AuditReport", "Finding", "audit_run", "audit_runs", "cli", "format_r
 # ==============================================================================================
 
 
-def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditReport:
+def audit_run(
+    run_dir: str | Path, config: str | Path | None = None, rerender: Rerender | None = None
+) -> AuditReport:
     """Audit one output folder; never raises for a defect in the folder (it becomes a failure).
-    With ``config`` (the config file the folder was made from) its hashes are recomputed too."""
+    With ``config`` (the config file the folder was made from) its hashes are recomputed too.
+    ``rerender``: results.json's data -> the texts it alone determines (``report.md``), rendered
+    again (the command line passes the renderer; verify never imports it): each is compared with
+    the folder's byte for byte, and no longer parsed back."""
     folder = Path(run_dir)
     # a live study's folder: its report in report/, its ledger beside it (_ledger_audit)
     live = is_live_folder(folder)
@@ -110,6 +125,13 @@ def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditRep
         kind = str(res.get("kind", "?"))
         prov = _load_json(run / "provenance.json") if (run / "provenance.json").exists() else {}
         A.eq("provenance.json $.kind", "provenance names the same kind", kind, prov.get("kind"))
+        _audit_marker(A, run)
+        A.eq(
+            "results.json $.schema_version",
+            "the results schema version this audit reads",
+            RESULTS_SCHEMA_VERSION,
+            res.get("schema_version"),
+        )
         _audit_provenance(A, res, prov, None if config is None else Path(config))
         _audit_figures(A, res, "results.json")
         _audit_construct(A, res)
@@ -128,14 +150,12 @@ def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditRep
         if live:
             audit_ledger(A, folder, res)
         _audit_worlds(A, res, None if config is None else Path(config))
-        datas: list[Any] = [res]
-        for extra in ("verdict.json", "validity_report.json", "power_report.json"):
-            if (run / extra).exists():
-                datas.append(_load_json(run / extra))
-        pool = _number_pool(datas)
+        compared = _compare_rendered(A, run, res, rerender)
         for md in ("report.md", "registered_vs_extension.md"):
+            if md in compared:
+                continue
             if (run / md).exists():
-                _audit_markdown(A, md, (run / md).read_text(encoding="utf-8"), res, pool)
+                A.unverified(md, "says what results.json says", _RENDER_TO_COMPARE)
             elif md == "report.md":
                 A.true(md, "report present", False, "report.md", "missing")
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
@@ -147,6 +167,55 @@ def audit_run(run_dir: str | Path, config: str | Path | None = None) -> AuditRep
             f"{type(exc).__name__}: {exc}",
         )
     return AuditReport(str(folder), kind, tuple(A.findings))
+
+
+# a report is proved only by rendering it again from results.json (its text is never parsed)
+_RENDER_TO_COMPARE = (
+    "it is compared by rendering it again from results.json: verdictpack audit does; "
+    "audit_run(..., rerender=...) otherwise"
+)
+
+
+def _compare_rendered(
+    A: _Auditor, run: Path, res: dict[str, Any], rerender: Rerender | None
+) -> set[str]:
+    """The texts results.json alone determines, rendered again and compared byte for byte with
+    the folder's (a difference named at its first line); the names compared."""
+    if rerender is None:
+        return set()
+    try:
+        texts = dict(rerender(res))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        A.true(
+            "results.json",
+            "the report can be rendered again from results.json",
+            False,
+            "the data of a known result",
+            f"{type(exc).__name__}: {exc}",
+        )
+        return set()
+    what = "rendered again from results.json, byte for byte"
+    for name, text in sorted(texts.items()):
+        path = run / name
+        found = path.read_bytes() if path.is_file() else None
+        if found == text.encode("utf-8"):
+            A.record(True, name, what)
+            continue
+        if found is None:
+            A.true(name, what, False, name, "missing")
+            continue
+        ours, theirs = text.splitlines(), found.decode("utf-8", "replace").splitlines()
+        pairs = zip(ours, theirs, strict=False)
+        k = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(ours), len(theirs)))
+        end = "(end of file)"
+        A.record(
+            False,
+            f"{name} line {k + 1}",
+            what,
+            ours[k] if k < len(ours) else end,
+            theirs[k] if k < len(theirs) else end,
+        )
+    return set(texts)
 
 
 def _config_name(run_dir: Path) -> Any:
@@ -188,7 +257,9 @@ def _pair_configs(run_dirs: Sequence[Path], configs: Sequence[Path]) -> dict[int
 
 
 def audit_runs(
-    run_dirs: Sequence[str | Path], configs: Sequence[str | Path] = ()
+    run_dirs: Sequence[str | Path],
+    configs: Sequence[str | Path] = (),
+    rerender: Rerender | None = None,
 ) -> list[AuditReport]:
     """Audit several folders (UsageError when one does not exist); ``configs``: the config files
     they were made from, matched by :func:`_pair_configs` (a folder without one has its config
@@ -198,7 +269,7 @@ def audit_runs(
             raise UsageError(f"verdictpack audit: {d}: expected an output folder; not found")
     dirs = [Path(d) for d in run_dirs]
     paired = _pair_configs(dirs, [Path(c) for c in configs])
-    return [audit_run(d, paired.get(i)) for i, d in enumerate(dirs)]
+    return [audit_run(d, paired.get(i), rerender) for i, d in enumerate(dirs)]
 
 
 def format_reports(reports: Sequence[AuditReport], verbose: bool = False) -> str:
@@ -221,9 +292,9 @@ def format_reports(reports: Sequence[AuditReport], verbose: bool = False) -> str
     return "\n".join(out) + "\n"
 
 
-def cli(argv: Sequence[str]) -> int:
+def cli(argv: Sequence[str], rerender: Rerender | None = None) -> int:
     """``verdictpack audit RUN_DIR... [--config FILE]... [--verbose]``: 0 when nothing failed,
-    1 otherwise."""
+    1 otherwise; ``rerender``: the renderer the command line passes (see :func:`audit_run`)."""
 
     class _P(argparse.ArgumentParser):
         def error(self, message: str) -> Any:
@@ -244,6 +315,6 @@ def cli(argv: Sequence[str]) -> int:
     )
     p.add_argument("--verbose", action="store_true", help="print every check, not only failures")
     args = p.parse_args(list(argv))
-    reports = audit_runs(args.run_dirs, args.config)
+    reports = audit_runs(args.run_dirs, args.config, rerender)
     print(format_reports(reports, args.verbose), end="")
     return 0 if all(r.passed for r in reports) else 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,3 +193,39 @@ def load_config_bytes(raw: bytes, name: str) -> Any:
 
 def _load_json(path: Path) -> Any:
     return _load_json_bytes(path.read_bytes(), path.name)
+
+
+# ==============================================================================================
+# Numbers as printed (CSV cells): a printed number matches a value at its printed precision
+# ==============================================================================================
+
+_NUM = re.compile(r"(?<![\w.])([-+]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?!\w)")
+
+
+@dataclass(frozen=True)
+class _Printed:
+    value: float
+    tol: float
+    text: str
+
+
+def _numbers(text: str) -> list[_Printed]:
+    out = []
+    for m in _NUM.finditer(text.replace("..", " .. ")):
+        sign = -1.0 if m.group(1) == "-" else 1.0
+        digits = m.group(2).replace(",", "")
+        frac = m.group(3) or ""
+        exp = int(m.group(4)) if m.group(4) else 0
+        value = sign * float(digits + frac) * 10.0**exp
+        decimals = len(frac) - 1 if frac else 0
+        out.append(_Printed(value, 0.5 * 10.0 ** (exp - decimals), m.group(0)))
+    return out
+
+
+def _printed_match(text: str, value: Any) -> bool:
+    """``text`` prints one number, equal to ``value`` at its printed precision."""
+    nums = _numbers(str(text))
+    if len(nums) != 1 or not _is_number(value):
+        return False
+    p, v = nums[0], float(value)
+    return abs(p.value - v) <= p.tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(v))

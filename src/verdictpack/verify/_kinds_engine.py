@@ -4,21 +4,21 @@ written e-process, the hybrid h-interval, the factory and human-baseline blocks,
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from verdictpack._cells import csv_value
+from verdictpack.verify._engine_costs import (
+    _engine_costs,
+)
+from verdictpack.verify._engine_human import (
+    _engine_human,
+)
 from verdictpack.verify._findings import (
-    _MAX_Z,
     _TOL_BOUND,
     _TOL_NARROW,
     FloatArray,
@@ -28,31 +28,15 @@ from verdictpack.verify._findings import (
     _is_number,
     _show,
 )
-from verdictpack.verify._kappa_bound import check_kappa_gate
-from verdictpack.verify._kinds_oc import (
-    _audit_oc,
-    _Design,
-    _find_ocs,
-    _Learned,
-    _oc_unverified,
-    _route_label,
-    _sheets_in,
-)
 from verdictpack.verify._rederive import (
-    _binomial_enumeration,
-    _binomial_normal_n,
     _corners,
     _hybrid_interval,
-    _kappa_and_se,
     _log_e_history,
     _phi,
-    _phi_inv,
     _track_series,
     _track_verdicts,
     _TrackSeries,
-    _z,
 )
-from verdictpack.verify._report_map import _printed_match
 
 # ==============================================================================================
 # engine
@@ -211,227 +195,6 @@ def _engine_factory(
             _fv(s["bound_at_pairs_minus_1"]),
             abs_tol=1e-12,
         )
-
-
-def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
-    a = res["audit"]
-    w = "results.json $.audit"
-    k = _fv(a["kappa"])
-    lo, hi = _fv(a["ci_low"]), _fv(a["ci_high"])
-    check_kappa_gate(A, w, a, a.get("agreement_table"), "the agreement table")
-    _engine_audit_sizing(A, res)
-    A.eq(
-        "results.json $.instrument_valid",
-        "instrument valid iff the audit passed",
-        a["passed"],
-        res["instrument_valid"],
-    )
-    A.eq(w + ".readings", "readings = roots × 2 readers", 2 * a["n_roots"], a["readings"])
-    half = (hi - lo) / 2
-    if lo > -1 and hi < 1:
-        A.num(
-            w + ".ci_low",
-            "kappa CI = kappa ± z·se (symmetric about kappa)",
-            k - half,
-            lo,
-            abs_tol=1e-12,
-        )
-    table = a.get("agreement_table")
-    if table is None:
-        A.unverified(
-            w + ".ci_low",
-            f"the kappa standard error (implied se {half / _z(0.5 + a['level'] / 2):.6f})",
-            "the reader table is not in the outputs; only the symmetry kappa ± z·se was checked",
-        )
-    else:
-        _check_kappa_table(A, w, a, table, "the agreement table")
-    b = res["baseline"]
-    w = "results.json $.baseline"
-    p_h, m = b["human_rate"], b["n_per_root"]
-    A.num(
-        w + ".human_rate",
-        "the construct's baseline",
-        res["construct"]["human_baseline_rate"],
-        p_h,
-        abs_tol=0,
-    )
-    shifted = _phi_inv(_phi(p_h) + b["threshold_h"])
-    A.num(w + ".shifted_rate", "sin²((φ(p_H) + h)/2)", shifted, b["shifted_rate"], abs_tol=1e-12)
-    A.eq(
-        w + ".pilot_touches",
-        "pilot roots × judgments per root",
-        b["pilot_roots"] * m,
-        b["pilot_touches"],
-    )
-    A.eq(
-        w + ".confirmatory_touches",
-        "confirmatory roots × judgments per root",
-        b["confirmatory_roots"] * m,
-        b["confirmatory_touches"],
-    )
-    A.eq(
-        w + ".total_touches",
-        "pilot + confirmatory touches",
-        b["pilot_touches"] + b["confirmatory_touches"],
-        b["total_touches"],
-    )
-    alpha = b["alpha"]
-    A.num(
-        w + ".alpha",
-        "one-sided level = 2 × per-tail alpha",
-        2 * res["construct"]["per_tail_alpha"],
-        alpha,
-        abs_tol=1e-15,
-    )
-    roots = b["confirmatory_roots"]
-    cf = math.ceil(_binomial_normal_n(shifted, p_h, alpha, b["target_power"], 1) / m)
-    A.eq(
-        w + ".closed_form_roots",
-        "closed-form roots = ceil(normal n / judgments per root)",
-        cf,
-        _fv(b["closed_form_roots"]),
-    )
-    table = _binomial_enumeration(shifted, p_h, alpha, 1, roots * m)
-    row = table[roots * m - 1]
-    crit = row.lower if b["direction"] == "less" else row.upper
-    A.eq(
-        w + ".critical_value",
-        "critical count of the exact one-sided test (enumeration)",
-        crit,
-        b["critical_value"],
-    )
-    A.num(
-        w + ".achieved_alpha",
-        "achieved alpha of that region",
-        row.achieved,
-        _fv(b["achieved_alpha"]),
-    )
-    A.num(w + ".exact_power", "exact power at the human rate", row.power, _fv(b["exact_power"]))
-    if roots > 1 and b.get("exact_power_below") is not None:
-        A.num(
-            w + ".exact_power_below",
-            "exact power one root below",
-            table[(roots - 1) * m - 1].power,
-            _fv(b["exact_power_below"]),
-        )
-    for key, ex in (
-        ("simulated_power", row.power),
-        ("simulated_power_below", table[(roots - 1) * m - 1].power if roots > 1 else None),
-    ):
-        fig = b.get(key)
-        if fig is None or ex is None:
-            continue
-        p, mc, reps = _fv(fig), fig["mcse"], fig["replicates"]
-        A.num(
-            w + f".{key}.mcse",
-            "MCSE = sqrt(p(1 − p)/R)",
-            math.sqrt(p * (1 - p) / reps),
-            mc,
-            abs_tol=1e-12,
-        )
-        zv = (p - ex) / mc if mc else 0.0
-        A.true(
-            w + f".{key}",
-            f"simulated within {_MAX_Z:g} MCSE of our exact power",
-            abs(zv) <= _MAX_Z,
-            f"|z| <= {_MAX_Z:g} (exact {ex:.6f})",
-            f"z = {zv:.2f}",
-        )
-    A.true(
-        w + ".simulated_power",
-        "the confirmatory size is the first simulated crossing",
-        _fv(b["simulated_power"]) >= b["target_power"]
-        and (
-            b.get("simulated_power_below") is None
-            or _fv(b["simulated_power_below"]) < b["target_power"]
-        ),
-        f"power(n) ≥ {b['target_power']} > power(n − 1)",
-        f"{_fv(b['simulated_power'])} / {_fv(b.get('simulated_power_below'))}",
-    )
-
-
-def _engine_audit_sizing(A: _Auditor, res: dict[str, Any]) -> None:
-    """The reader-audit sizing: its planning kappa, the size the audit used, and the search's
-    own claim (pass probability at the size ≥ target, one root below < target)."""
-    z = res.get("audit_sizing")
-    w = "results.json $.audit_sizing"
-    if z is None:
-        A.true(w, "the reader-audit sizing is reported", False, "an object", None)
-        return
-    r, k = z["planning_rate"], z["n_categories"]
-    A.num(
-        w + ".planning_kappa",
-        "((k·r − 1)/(k − 1))² at the planning reconstruction rate",
-        ((k * r - 1) / (k - 1)) ** 2,
-        z["planning_kappa"],
-        abs_tol=1e-12,
-    )
-    a = res["audit"]
-    for key in ("kappa_min",):
-        A.eq(w + "." + key, "the gate the audit was sized for", a[key], z[key])
-    A.eq(w + ".level", "the bound level the audit was sized for", a["bound_level"], z["level"])
-    used = z["roots"] if z.get("registered_roots") is None else z["registered_roots"]
-    if z.get("roots") is None:
-        A.true(
-            w + ".roots",
-            "no size when the planning kappa does not exceed kappa_min",
-            z["planning_kappa"] <= a["kappa_min"] and z.get("registered_roots") is not None,
-            f"planning kappa ≤ {a['kappa_min']} and a registered size",
-            z["planning_kappa"],
-        )
-        A.eq("results.json $.audit.n_roots", "the registered audit size", used, a["n_roots"])
-        return
-    A.eq("results.json $.audit.n_roots", "the sized (or registered) audit size", used, a["n_roots"])
-    A.true(
-        w + ".pass_probability",
-        "simulated pass probability at the size reaches the target",
-        _fv(z["pass_probability"]) >= z["target_pass_probability"],
-        f"≥ {z['target_pass_probability']}",
-        _fv(z["pass_probability"]),
-    )
-    below = z.get("pass_probability_below")
-    if below is not None:
-        A.true(
-            w + ".pass_probability_below",
-            "one root fewer does not reach the target (first crossing)",
-            _fv(below) < z["target_pass_probability"],
-            f"< {z['target_pass_probability']}",
-            _fv(below),
-        )
-
-
-def _check_kappa_table(
-    A: _Auditor, w: str, a: dict[str, Any], table: list[list[int]], source: str
-) -> float | None:
-    """An audit block (``w``: kappa, se, n_roots, level, ci_low, ci_high) against Cohen's kappa
-    and its Fleiss–Cohen–Everitt interval from ``table`` (reader A by rows); our kappa, or None
-    when it is undefined (expected agreement 1)."""
-    A.eq(w + ".n_roots", f"roots in {source}", sum(sum(row) for row in table), a["n_roots"])
-    try:
-        k2, se2 = _kappa_and_se(table)
-    except ZeroDivisionError:
-        A.true(w + ".kappa", f"kappa defined by {source}", False, "P_e < 1", "P_e = 1")
-        return None
-    A.num(w + ".kappa", f"Cohen's kappa from {source}", k2, _fv(a["kappa"]), abs_tol=1e-12)
-    A.num(
-        w + ".se", f"Fleiss–Cohen–Everitt standard error from {source}", se2, a["se"], abs_tol=1e-12
-    )
-    zq = _z(0.5 + a["level"] / 2)
-    A.num(
-        w + ".ci_low",
-        "kappa − z·se (clipped at −1)",
-        max(-1.0, k2 - zq * se2),
-        _fv(a["ci_low"]),
-        abs_tol=1e-9,
-    )
-    A.num(
-        w + ".ci_high",
-        "kappa + z·se (clipped at 1)",
-        min(1.0, k2 + zq * se2),
-        _fv(a["ci_high"]),
-        abs_tol=1e-9,
-    )
-    return k2
 
 
 def _engine_sequential(
@@ -833,194 +596,3 @@ def _bad_rows(
             f"root {root}: {_show(rows[t].get(field))} vs ours [{lo[t]:.12g}, {hi[t]:.12g}]"
         )
     return f"{len(bad)} rows differ; " + "; ".join(parts)
-
-
-def _engine_costs(
-    A: _Auditor, res: dict[str, Any], run: Path, rows: list[dict[str, Any]], two_j: int | None
-) -> None:
-    c = res["construct"]
-    aud, bl = res["audit"], res["baseline"]
-    fixed_touches = aud["readings"] + bl["pilot_touches"]
-    n_h = bl["n_per_root"]
-    design = _Design(
-        name="engine",
-        human_rate=c["human_baseline_rate"],
-        two_j=two_j,
-        n_h=n_h,
-        fixed_touches=float(fixed_touches),
-        sheets=_sheets_in(res),
-        sheets_reason="the engine's judge sheets are not in results.json (only mu_model)",
-        cap=res["cap_roots"],
-        threshold=c["governing_threshold_h"],
-    )
-    stats = {"simulated": 0, "blocks": 0}
-    learned = _Learned()
-    for path, oc in _find_ocs(res):
-        _audit_oc(A, path, oc, design, learned, stats)
-    if design.sheets is None:
-        A.findings[:] = [
-            f
-            for f in A.findings
-            if not (f.status == "unverified" and f.where.endswith(".mu_model"))
-        ]
-        A.unverified(
-            "results.json $.power[*].mu_model",
-            "model-stream rates from the sheets",
-            design.sheets_reason,
-        )
-    learned.finalize(A)
-    _oc_unverified(A, "results.json $.power, $.confound_arms", stats)
-    # this run's cost lines
-    lines = {x["line"]: x for x in res["costs"]}
-    w = "results.json $.costs"
-    human_stream = sum(len(r["human_choices"]) for r in rows)
-    model_touches = sum(2 * len(r["model_choices"]) for r in rows)
-    A.eq(
-        "results.json $.human_stream_touches",
-        "human judgments in evidence.jsonl",
-        human_stream,
-        res["human_stream_touches"],
-    )
-    A.eq(
-        "results.json $.model_touches",
-        "model judgments in evidence.jsonl",
-        model_touches,
-        res["model_touches"],
-    )
-    spot = lines.get("stimulus gate spot-check (human)")
-    model = lines.get("model judgments")
-    human = lines.get("human layer")
-    total = lines.get("total")
-    if not (spot and model and human and total):
-        A.true(
-            w,
-            "the four cost lines of this run",
-            False,
-            "spot-check, model, human, total",
-            list(lines),
-        )
-        return
-    A.eq(
-        w + "[spot].touches",
-        "spot-check touches",
-        res["spot_check"]["touches"],
-        _fv(spot["touches"]),
-    )
-    A.num(
-        w + "[spot].cost",
-        "spot-check cost",
-        res["spot_check"]["cost"],
-        _fv(spot["cost"]),
-        abs_tol=1e-9,
-    )
-    A.eq(w + "[model].touches", "model touches of the run", model_touches, _fv(model["touches"]))
-    price = learned.values.get(("engine", "model_price"))
-    if price is not None:
-        A.num(
-            w + "[model].cost",
-            f"roots run × model price per root ({price[1]} from the power report)",
-            res["roots_run"] * price[0],
-            _fv(model["cost"]),
-            abs_tol=1e-9,
-        )
-    A.eq(
-        w + "[human].touches",
-        "audit readings + pilot + human stream touches",
-        fixed_touches + human_stream,
-        _fv(human["touches"]),
-    )
-    fc = learned.values.get(("engine", "fixed_cost"))
-    hp = learned.values.get(("engine", "human_price"))
-    if fc is not None and hp is not None and n_h:
-        A.num(
-            w + "[human].cost",
-            "fixed human cost + stream touches × price per judgment "
-            "(prices as in the power report)",
-            fc[0] + human_stream * hp[0] / n_h,
-            _fv(human["cost"]),
-            abs_tol=1e-9,
-        )
-    A.num(
-        w + "[total].touches",
-        "total touches re-summed",
-        sum(float(_fv(x["touches"])) for x in (spot, model, human)),
-        _fv(total["touches"]),
-        abs_tol=1e-9,
-    )
-    A.num(
-        w + "[total].cost",
-        "total cost re-summed",
-        math.fsum(float(_fv(x["cost"])) for x in (spot, model, human)),
-        _fv(total["cost"]),
-        abs_tol=1e-9,
-    )
-    _engine_csv(A, res, run)
-
-
-def _engine_csv(A: _Auditor, res: dict[str, Any], run: Path) -> None:
-    path = run / "cost_comparison.csv"
-    text = path.read_text(encoding="utf-8")
-    rows = [
-        {k: csv_value(v) for k, v in rec.items() if isinstance(k, str) and isinstance(v, str)}
-        for rec in csv.DictReader(io.StringIO(text, newline=""))
-    ]
-    lines = {x["line"]: x for x in res["costs"]}
-    ocs = {oc["scenario"]: oc for oc in res["power"]}
-    bad: list[str] = []
-    sums: dict[tuple[str, str, str], dict[str, float]] = defaultdict(dict)
-    for i, r in enumerate(rows, start=2):
-        where = f"line {i} ({r.get('route')}, {r.get('scenario')}, {r.get('line')})"
-        if r.get("scenario") == "this run":
-            ref = lines.get(r["line"])
-            if ref is None or not (
-                _printed_match(r["touches"], float(_fv(ref["touches"])))
-                and _printed_match(r["cost"], float(_fv(ref["cost"])))
-            ):
-                bad.append(where)
-        else:
-            oc = ocs.get(r.get("scenario", ""))
-            route = (
-                None
-                if oc is None
-                else next((x for x in oc["routes"] if _route_label(x) == r.get("route")), None)
-            )
-            keys = {
-                "model judgments": ("mean_model_touches", "mean_model_cost"),
-                "human layer": ("mean_human_touches", "mean_human_cost"),
-                "total": ("mean_touches", "mean_cost"),
-            }.get(r.get("line", ""))
-            if route is None or keys is None:
-                bad.append(where + ": no such route / scenario / line in results.json")
-                continue
-            t_fig, c_fig = route[keys[0]], route[keys[1]]
-            if not (
-                _printed_match(r["touches"], _fv(t_fig))
-                and _printed_match(r["touches_mcse"], t_fig["mcse"])
-                and _printed_match(r["cost"], _fv(c_fig))
-                and _printed_match(r["cost_mcse"], c_fig["mcse"])
-            ):
-                bad.append(where)
-        try:
-            sums[(r["route"], r["scenario"], "cost")][r["line"]] = float(r["cost"])
-            sums[(r["route"], r["scenario"], "touches")][r["line"]] = float(r["touches"])
-        except (KeyError, ValueError):
-            bad.append(where + ": unreadable number")
-    A.true(
-        "cost_comparison.csv",
-        "every row equals its results.json figure at the printed precision",
-        not bad,
-        "all rows",
-        "; ".join(bad[:4]),
-    )
-    resum_bad = []
-    for key, d in sums.items():
-        parts = [v for k, v in d.items() if k != "total"]
-        if "total" in d and abs(math.fsum(parts) - d["total"]) > 1.5e-4 * max(len(parts), 1):
-            resum_bad.append(f"{key}: {parts} vs total {d['total']}")
-    A.true(
-        "cost_comparison.csv",
-        "totals re-summed from their lines (printed precision)",
-        not resum_bad,
-        "sums",
-        "; ".join(resum_bad[:3]),
-    )

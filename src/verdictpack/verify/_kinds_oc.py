@@ -16,13 +16,11 @@ from verdictpack.verify._findings import _Auditor, _close, _fv, _is_number
 from verdictpack.verify._kinds import _walk
 from verdictpack.verify._kinds_grid import GRID_PREFIX, audit_grid
 from verdictpack.verify._rederive import (
-    _binomial_enumeration,
-    _ncdf,
     _phi,
     _sheet_rate,
-    _sprt_recursion,
-    _two_prop_n,
-    _z,
+)
+from verdictpack.verify._sprt_exact import (
+    _audit_sprt_exact,
 )
 
 # ==============================================================================================
@@ -428,153 +426,6 @@ def _oc_unverified(A: _Auditor, where: str, stats: dict[str, int]) -> None:
 
 
 # ---- SPRT exact cells (verdict kind) --------------------------------------------------------
-
-
-def _audit_sprt_exact(A: _Auditor, res: dict[str, Any]) -> None:
-    s = res["sprt_exact"]
-    c = res["construct"]
-    w = "results.json $.sprt_exact"
-    A.num(w + ".p0", "p0 = the human baseline", c["human_baseline_rate"], s["p0"], abs_tol=0)
-    A.num(
-        w + ".p1",
-        "p1 = the rate at the governing threshold",
-        c["p1_at_threshold"],
-        s["p1"],
-        abs_tol=0,
-    )
-    A.num(
-        w + ".alpha",
-        "alpha = the per-side error 2 × per-tail alpha",
-        2 * c["per_tail_alpha"],
-        s["alpha"],
-        abs_tol=1e-15,
-    )
-    p0, p1, al, be = s["p0"], s["p1"], s["alpha"], s["beta"]
-    la, lb = math.log((1 - be) / al), math.log(be / (1 - al))
-    up, dn = math.log(p1 / p0), math.log((1 - p1) / (1 - p0))
-    A.num(w + ".log_a", "ln A = ln((1 − β)/α)", la, s["log_a"], abs_tol=1e-12)
-    A.num(w + ".log_b", "ln B = ln(β/(1 − α))", lb, s["log_b"], abs_tol=1e-12)
-    A.num(w + ".step_success", "ln(p1/p0)", up, s["step_success"], abs_tol=1e-12)
-    A.num(w + ".step_failure", "ln((1 − p1)/(1 − p0))", dn, s["step_failure"], abs_tol=1e-12)
-    horizon = int(s["horizon"])
-    h0 = _sprt_recursion(la, lb, up, dn, p0, horizon)
-    h1 = _sprt_recursion(la, lb, up, dn, p1, horizon)
-    A.num(
-        w + ".actual_alpha",
-        "P(accept H1 | p0) by recursion",
-        h0.p_upper,
-        _fv(s["actual_alpha"]),
-        abs_tol=1e-10,
-    )
-    A.num(
-        w + ".actual_beta",
-        "P(accept H0 | p1) by recursion",
-        h1.p_lower,
-        _fv(s["actual_beta"]),
-        abs_tol=1e-10,
-    )
-    A.num(
-        w + ".asn_h0",
-        "E[min(N, horizon)] under H0 by recursion",
-        h0.asn,
-        _fv(s["asn_h0"]),
-        abs_tol=1e-7,
-    )
-    A.num(
-        w + ".asn_h1",
-        "E[min(N, horizon)] under H1 by recursion",
-        h1.asn,
-        _fv(s["asn_h1"]),
-        abs_tol=1e-7,
-    )
-    big_a, big_b = math.exp(la), math.exp(lb)
-    oc0 = (big_a - 1) / (big_a - big_b)  # Wald's OC at h = 1 (p0) and h = −1 (p1)
-    oc1 = (1 / big_a - 1) / (1 / big_a - 1 / big_b)
-    wald0 = (oc0 * lb + (1 - oc0) * la) / (p0 * up + (1 - p0) * dn)
-    wald1 = (oc1 * lb + (1 - oc1) * la) / (p1 * up + (1 - p1) * dn)
-    A.num(
-        w + ".wald_asn_h0",
-        "Wald's ASN under H0 (closed form, h = 1)",
-        wald0,
-        _fv(s["wald_asn_h0"]),
-        abs_tol=1e-9,
-    )
-    A.num(
-        w + ".wald_asn_h1",
-        "Wald's ASN under H1 (closed form, h = −1)",
-        wald1,
-        _fv(s["wald_asn_h1"]),
-        abs_tol=1e-9,
-    )
-    for key, mine in (("n_quantiles_h0", h0), ("n_quantiles_h1", h1)):
-        A.eq(
-            w + "." + key,
-            "quantiles of N by recursion",
-            {k: v for k, v in mine.quantiles.items() if v is not None},
-            s[key],
-        )
-    beyond = max(h0.beyond, h1.beyond)
-    A.num(
-        w + ".mass_beyond_horizon",
-        "P(N > horizon) by recursion",
-        beyond,
-        s["mass_beyond_horizon"],
-        abs_tol=1e-300,
-        rel_tol=1e-6,
-    )
-    table = _binomial_enumeration(p0, p1, al, 1, 1000)
-    fixed = _fv(s["fixed_n_exact"])
-    power = s.get("fixed_n_power", res.get("fixed_n_power"))
-    if _is_number(power):  # the target is recorded: both sizes re-derived exactly
-        first = next((i + 1 for i, row in enumerate(table) if row.power >= power), None)
-        A.eq(
-            w + ".fixed_n_exact",
-            f"first n whose exact binomial power reaches {power} (enumeration)",
-            first,
-            fixed,
-        )
-        if isinstance(res.get("fixed_n_roots"), int):
-            A.eq(
-                "results.json $.fixed_n_roots",
-                f"two-proportion n at one-sided 2 × per-tail alpha and power {power}",
-                _two_prop_n(c["governing_threshold_h"], al, power, 1),
-                res["fixed_n_roots"],
-            )
-    elif isinstance(fixed, int) and 2 <= fixed <= 1000:
-        # the target power is not in results.json: check that n is a first crossing of SOME
-        # target that also gives the verdict's closed-form fixed n (the same fixed_n_power)
-        below = max(row.power for row in table[: fixed - 1])
-        at = table[fixed - 1].power
-        lo, hi = below, at
-        fixed_roots = res.get("fixed_n_roots")
-        h = c["governing_threshold_h"]
-        if isinstance(fixed_roots, int):
-            # powers π with ceil(2((z_{1−α} + z_π)/h)²) == fixed_roots
-            def z_needed(n: float) -> float:
-                return float(math.sqrt(n / 2.0) * h - _z(1 - al))
-
-            lo = max(lo, _ncdf(z_needed(fixed_roots - 1)))
-            hi = min(hi, _ncdf(z_needed(fixed_roots)))
-        A.true(
-            w + ".fixed_n_exact",
-            "fixed-n exact binomial is a first crossing for a target power that also gives "
-            "the closed-form fixed_n_roots",
-            lo < hi,
-            f"a power in ({lo:.6f}, {hi:.6f}]",
-            fixed,
-        )
-        A.unverified(
-            w + ".fixed_n_exact",
-            "the fixed-n route's target power",
-            "fixed_n_power is not in results.json; only the bracket above is checked",
-        )
-    else:
-        A.true(w + ".fixed_n_exact", "fixed-n exact n in [2, 1000]", False, "[2, 1000]", fixed)
-
-
-# ==============================================================================================
-# The OC kinds
-# ==============================================================================================
 
 
 def _audit_verdict(A: _Auditor, res: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack.verify._findings import _Auditor, _show, load_config_bytes
+from verdictpack.verify._inputs import _audit_echoes
 
 # ==============================================================================================
 # Provenance
@@ -176,6 +177,7 @@ def _audit_provenance(
     fields = data if isinstance(data, dict) else {}
     A.eq(f"{p} $.seed", f"the seed of {config.name}", fields.get("seed"), recorded)
     A.eq(f"{p} $.kind", f"the kind of {config.name}", fields.get("kind"), prov.get("kind"))
+    _audit_echoes(A, res, prov, data, config.name)
 
 
 # "live": a live study's ledger answers on the committed roots (path ledger.sqlite in the study's
@@ -200,9 +202,9 @@ def _audit_data_files(A: _Auditor, prov: dict[str, Any], config: Path | None) ->
     roles = [f.get("role") if isinstance(f, dict) else None for f in files]
     A.true(
         where,
-        "one stimulus file, one reader audit, at least one judgment file, known roles",
+        "one stimulus file, at most one reader audit, at least one judgment file, known roles",
         roles.count("stimuli") == 1
-        and roles.count("reader_audit") == 1
+        and roles.count("reader_audit") <= 1
         and roles.count("judgments") >= 1
         and roles.count("root_order") <= 1
         and roles.count("live") <= 1
@@ -218,6 +220,9 @@ def _audit_data_files(A: _Auditor, prov: dict[str, Any], config: Path | None) ->
         ok_path = isinstance(rel, str) and bool(rel) and not Path(rel).is_absolute()
         A.true(fw + ".path", "a path relative to the config's folder", ok_path, "relative", rel)
         if config is None or not ok_path or f.get("role") == "live":
+            continue
+        if str(f.get("format")).endswith("(frame)"):  # verdictpack.run(..., frames=...)
+            A.unverified(fw + ".sha256", f"SHA-256 of {rel}", "read from a DataFrame, not a file")
             continue
         target = config.parent / str(rel)
         if not target.is_file():

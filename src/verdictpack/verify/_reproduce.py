@@ -34,7 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verdictpack._errors import UsageError
 from verdictpack._output import MARKER, check_output_path, write_outputs
@@ -49,6 +49,9 @@ from verdictpack.verify._seal import (
     same_output,
     seal_test,
 )
+
+if TYPE_CHECKING:
+    from verdictpack.verify._command import Rerender
 
 __all__ = ["ReproduceResult", "cli", "compare_outputs", "reproduce"]
 
@@ -122,6 +125,7 @@ def reproduce(
     run_seal: bool = True,
     runner: Runner | None = None,
     echo: Callable[[str], None] | None = None,
+    rerender: Rerender | None = None,
 ) -> ReproduceResult:
     """Steps 1-4 of the module docstring; ``run_seal=False`` skips step 2 (tests only)."""
     from verdictpack.verify._command import audit_run, format_reports
@@ -178,7 +182,7 @@ def reproduce(
         seal = seal_test(configs, battery="reduced", echo=lambda line: say("  " + line))
         res.seal_passed = seal.passed
         say("seal test: " + ("SEAL TEST PASS" if seal.passed else f"FAIL: {seal.first_failure}"))
-    reports = [audit_run(target / s, by_stem[s]) for s in stems]  # configs: hashes too
+    reports = [audit_run(target / s, by_stem[s], rerender) for s in stems]  # configs: hashes too
     res.audit_passed = all(r.passed for r in reports)
     for line in format_reports(reports).rstrip("\n").splitlines():
         say(line)
@@ -215,8 +219,9 @@ def reproduce(
     return res
 
 
-def cli(argv: Sequence[str]) -> int:
-    """``verdictpack reproduce --out DIR [--update] [--force] [--examples DIR]``."""
+def cli(argv: Sequence[str], rerender: Rerender | None = None) -> int:
+    """``verdictpack reproduce --out DIR [--update] [--force] [--examples DIR]``; ``rerender``:
+    the renderer the command line passes to the audit."""
 
     class _P(argparse.ArgumentParser):
         def error(self, message: str) -> Any:
@@ -262,6 +267,7 @@ def cli(argv: Sequence[str]) -> int:
             update=args.update,
             force=args.force,
             echo=lambda line: print(line, flush=True),
+            rerender=rerender,
         )
     finally:
         if tmp is not None:

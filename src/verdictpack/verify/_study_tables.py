@@ -37,7 +37,8 @@ class _Row:
 
 
 def _read_judgments(A: _Auditor, path: Path) -> list[_Row]:
-    """judgments.csv by the csv module; every unreadable row a failure naming its line."""
+    """judgments.csv by the csv module; every unreadable row a failure naming its line (and a
+    free-text row no parser rule read, ``parse_path`` none, must be invalid)."""
     text = path.read_text(encoding="utf-8")
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = tuple(reader.fieldnames or ())
@@ -65,6 +66,8 @@ def _read_judgments(A: _Auditor, path: Path) -> list[_Row]:
             p_t = float(text_p) if text_p else None
             if p_t is not None and not 0.0 <= p_t <= 1.0:
                 raise ValueError(f"p_treatment {text_p}")
+            if rec.get("parse_path") == "none" and choice != "invalid":  # no rule read the text
+                raise ValueError(f"parse_path none but choice {choice}")
         except (ValueError, TypeError) as exc:
             bad.append(f"line {n}: {exc}")
             continue

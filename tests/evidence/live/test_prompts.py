@@ -6,6 +6,7 @@ import pytest
 
 from verdictpack._errors import InputError
 from verdictpack.evidence.live._prompts import (
+    DEFAULT_CRITERION,
     DEFAULT_PROMPT,
     PromptTemplate,
     check_labels,
@@ -152,3 +153,26 @@ def test_a_stimulus_cannot_close_its_fence_or_pass_as_instructions() -> None:
     )
     bare = render_messages(DEFAULT_PROMPT, WITH_SOURCE, "treatment_first")[1]["content"]
     assert "<<<\nTREAT\n>>>" in bare and "<<<<" not in bare
+
+
+def test_the_default_prompt_names_no_property_a_construct_might_test() -> None:
+    """The built-in prompt asks which response is better and nothing else: no instruction about
+    length, register, order or content that would bias a construct testing that property."""
+    words = (DEFAULT_PROMPT.system + " " + DEFAULT_PROMPT.user).casefold()
+    for biased in ("length", "longer", "shorter", "content only", "register", "order in which"):
+        assert biased not in words, biased
+    user = render_messages(DEFAULT_PROMPT, NO_SOURCE, "treatment_first")[1]["content"]
+    assert DEFAULT_CRITERION in user and "{criterion}" not in user
+
+
+def test_a_study_gives_its_own_criterion_substituted_verbatim() -> None:
+    own = PromptTemplate(
+        system=DEFAULT_PROMPT.system,
+        user=DEFAULT_PROMPT.user,
+        criterion="Which summary is more faithful to the source? {first}",
+    )
+    user = render_messages(own, WITH_SOURCE, "null_first")[1]["content"]
+    assert "Which summary is more faithful to the source? {first}" in user
+    assert DEFAULT_CRITERION not in user
+    with pytest.raises(InputError, match="criterion"):
+        PromptTemplate(system="", user="{first} {second}", criterion="  ")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from verdictpack.core._mixture import MixtureSpec
-from verdictpack.core._tracks import TrackRun
+from verdictpack.core._tracks import TrackRun, TrackSettings
 from verdictpack.evidence._ledger import Ledger, canonical_json
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
@@ -69,7 +69,7 @@ def _run(judges: list[LiveJudge], roots: list[Stimulus], folder: Path) -> list[H
     transport = MockTransport(_answer)
     ledger = Ledger.open(folder, MANIFEST)
     try:
-        tracks = TrackRun("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS)
+        tracks = TrackRun(TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS))
         outcome = asyncio.run(
             run_live(
                 roots, judges, 2, ledger, transport, tracks, _value, lambda i: None, cap=len(roots)

@@ -6,7 +6,9 @@ with its place), the same shape as :func:`~verdictpack.evidence._table.read_tabl
 
 - :func:`read_labelstudio` — Label Studio 1.x JSON export, ``pairwise`` or ``choices`` control;
 - :func:`read_argilla` — Argilla 2.x records exported to JSON/JSONL (responses, suggestions);
-- :func:`read_mturk` — Amazon Mechanical Turk batch results CSV.
+- :func:`read_mturk` — Amazon Mechanical Turk batch results CSV;
+- :func:`read_openai_batch` — an OpenAI Batch output JSONL of a judge's answers (by custom_id);
+- :func:`read_inspect` — an Inspect AI evaluation log (.json or .eval) of a judge's answers.
 
 Each takes where the root id and the treatment's side live and a value map from the tool's
 answers to positions (``left`` = shown first, ``right``, ``tie``, ``invalid``); the order and
@@ -15,7 +17,9 @@ or rejected annotations become ``invalid`` judgments: counted, never dropped.
 """
 
 from verdictpack.evidence.importers._argilla import read_argilla
+from verdictpack.evidence.importers._inspect import read_inspect
 from verdictpack.evidence.importers._labelstudio import read_labelstudio
 from verdictpack.evidence.importers._mturk import read_mturk
+from verdictpack.evidence.importers._openai_batch import read_openai_batch
 
-__all__ = ["read_argilla", "read_labelstudio", "read_mturk"]
+__all__ = ["read_argilla", "read_inspect", "read_labelstudio", "read_mturk", "read_openai_batch"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from verdictpack._errors import Defect, InputError
-from verdictpack.config._data_json import DataJSONError, load_data_json
+from verdictpack.config._data_json import DataJSONError, load_data_json, text_lines
 from verdictpack.evidence._table import MAX_DEFECTS, cap_defects
 from verdictpack.stimuli._pairs import root_id_problem
 
@@ -179,13 +179,16 @@ def load_json_records(
         for i, item in enumerate(whole):
             yield f"$[{i}]", item
         return
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end at LF, CR LF or CR only (str.splitlines also cuts at U+2028, NEL ... which a
+    # JSON string may hold as they are)
+    for number, line in enumerate(text_lines(text), start=1):
         if not line.strip():
             continue
         try:
             record = load_data_json(line)
         except json.JSONDecodeError as exc:
-            defects.add(f"line {number}", line[:60], f"one JSON record per line ({exc.msg})")
+            received = line.rstrip("\n")[:60]
+            defects.add(f"line {number}", received, f"one JSON record per line ({exc.msg})")
             continue
         except DataJSONError as exc:
             defects.add(f"line {number}", exc.received, exc.expected)

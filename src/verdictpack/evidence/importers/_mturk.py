@@ -6,8 +6,9 @@ Columns read: ``HITId``, ``AssignmentId``, ``WorkerId``, ``AssignmentStatus`` (`
 (optionally) the treatment's side, and one ``Answer.<field>`` column. Other columns are ignored.
 Every row is one human judgment: rater id the ``WorkerId``, timestamp the ``SubmitTime`` text,
 raw the Answer value. A ``Rejected`` assignment becomes ``invalid`` (counted, never dropped).
-Defects are placed at the row's first physical line (``line N``; the header is line 1). A header
-naming a column twice is refused (which of the two would be read?).
+Defects are placed at the row's first physical line (``line N``; the header is line 1), quoting
+the csv module refuses (a quote left open, text after a closing quote) too. A header naming a
+column twice is refused (which of the two would be read?).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from verdictpack.evidence._table import ImportResult, Judgment, Origin
+from verdictpack.evidence._table import CSV_QUOTING, ImportResult, Judgment, Origin
 from verdictpack.evidence.importers._common import (
     Defects,
     check_sides,
@@ -67,8 +68,8 @@ def read_mturk(
     judgments: list[Judgment] = []
     try:
         raw = path.read_bytes() if data is None else data
-        with io.StringIO(raw.decode("utf-8-sig"), newline="") as handle:
-            reader = csv.reader(handle)
+        with io.TextIOWrapper(io.BytesIO(raw), "utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle, strict=True)
             header = next(reader, None)
             if header is None:
                 defects.add("line 1", "(empty file)", "a header row")
@@ -84,9 +85,17 @@ def read_mturk(
                 return ImportResult.from_judgments((), defects.result())
             index = {name: header.index(name) for name in wanted}
             start = reader.line_num + 1
-            for row in reader:
+            while True:  # bounded: every pass reads at least one line, or ends
                 where = f"line {start}"
-                start = reader.line_num + 1
+                try:
+                    row = next(reader, None)
+                except csv.Error as exc:
+                    defects.add(where, str(exc), CSV_QUOTING)
+                    continue
+                finally:
+                    start = reader.line_num + 1
+                if row is None:
+                    break
                 if not row or all(not cell.strip() for cell in row):
                     continue
                 made = _row(

@@ -24,9 +24,16 @@
    ``post_sampling_probs`` shape (``prob`` and ``top_probs``) are read.
 2. ``structured`` — the content is a JSON object ``{"choice": label}`` (extra keys allowed; the
    label compared case-insensitively after stripping white space).
-3. ``parser`` — the whole trimmed content is exactly one label, optionally followed by one
-   period, compared case-insensitively (``"A"``, ``" b "``, ``"A."``; not ``"A is better"``,
-   ``"**A**"`` or ``"Response A"``).
+3. ``parser`` — a :class:`TextParser`: the whole trimmed content is exactly one label,
+   optionally followed by one period, compared case-insensitively (``"A"``, ``" b "``,
+   ``"A."``); then, only where the study declares them, strict patterns in the declared order
+   (:data:`PATTERNS` by name, or a regular expression with a group named ``label``): a pattern
+   must match the whole trimmed text (``"**A**"``, ``"[[B]]"``, ``"Response A"``, ``"Assistant
+   B is better."``), except the ``*_anywhere`` ones, which may occur anywhere but must name one
+   answer only (a reasoned verdict ending in ``[[A]]``; ``[[A]]`` and ``[[B]]`` both present is
+   no answer). Declared tie words (MT-Bench's ``C``) read as ``tie``. Which rule read the text is
+   in ``detail``. Files of free-text verdicts are read by the same parser
+   (:meth:`TextParser.read`).
 4. otherwise ``invalid`` (path ``none``): no choices, an empty or refused message (OpenAI's
    ``message.refusal``), or any text that is not exactly a label. Nothing is guessed.
 
@@ -50,62 +57,33 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from verdictpack._errors import InputError
 from verdictpack._validate import is_int, is_real
-from verdictpack.evidence.live._prompts import ORDERS, check_labels
+from verdictpack.evidence._choice import (
+    PATHS,
+    PATTERNS,
+    POSITIONS,
+    Extraction,
+    TextParser,
+    _label_of,
+    canonical_choice,
+    check_labels,
+)
 
 __all__ = [
     "PATHS",
+    "PATTERNS",
     "POSITIONS",
     "Extraction",
+    "TextParser",
     "canonical_choice",
     "extract_choice",
     "model_id_of",
     "usage_of",
 ]
 
-POSITIONS = ("first", "second", "tie", "invalid")
-PATHS = ("logprobs", "structured", "parser", "none")
 STRUCTURED_KEY = "choice"
-
-
-@dataclass(frozen=True)
-class Extraction:
-    """What was read: ``position`` (first, second, tie, invalid), the ``path`` that read it,
-    ``p_first`` (the logprobs path only, else None) and a short human-readable ``detail``."""
-
-    position: str
-    path: str
-    p_first: float | None
-    detail: str
-
-    def __post_init__(self) -> None:
-        if self.position not in POSITIONS:
-            raise InputError("extraction.position", "one of " + ", ".join(POSITIONS), self.position)
-        if self.path not in PATHS:
-            raise InputError("extraction.path", "one of " + ", ".join(PATHS), self.path)
-        if self.p_first is not None and not (is_real(self.p_first) and 0.0 <= self.p_first <= 1.0):
-            raise InputError("extraction.p_first", "a probability in [0, 1] or None", self.p_first)
-        if (self.position == "invalid") != (self.path == "none"):
-            raise InputError(
-                "extraction", "position 'invalid' exactly when path is 'none'", self.position
-            )
-
-
-def _fold(text: str) -> str:
-    return text.strip().casefold()
-
-
-def _label_of(text: str, labels: tuple[str, str]) -> int | None:
-    """0 or 1 when ``text`` (stripped, case-folded) is that label, else None."""
-    t = _fold(text)
-    for k, label in enumerate(labels):
-        if t == label.casefold():
-            return k
-    return None
 
 
 def _content_of(message: Mapping[str, Any]) -> str | None:
@@ -138,15 +116,6 @@ def _structured(content: str, labels: tuple[str, str]) -> tuple[int | None, str]
     if k is None:
         return None, f"{STRUCTURED_KEY!r} is not a label"
     return k, f"{STRUCTURED_KEY!r} = {value!r}"
-
-
-def _parsed(content: str, labels: tuple[str, str]) -> int | None:
-    text = content.strip()
-    if text.endswith("."):
-        text = text[:-1]
-    if text != text.strip():
-        return None
-    return _label_of(text, labels)
 
 
 def _prob(entry: Mapping[str, Any], kind: str) -> float | None:
@@ -257,9 +226,13 @@ def _from_logprobs(
     return Extraction(position, "logprobs", p_first, detail), ""
 
 
-def extract_choice(response: Mapping[str, Any], labels: tuple[str, str]) -> Extraction:
-    """The choice in a chat-completion ``response`` (module docstring: paths and their order)."""
+def extract_choice(
+    response: Mapping[str, Any], labels: tuple[str, str], parser: TextParser | None = None
+) -> Extraction:
+    """The choice in a chat-completion ``response`` (module docstring: paths and their order);
+    ``parser`` reads the text (default: the exact label only)."""
     labels = check_labels(labels)
+    reader = TextParser(labels) if parser is None else parser
     if not isinstance(response, Mapping):
         return Extraction("invalid", "none", None, "response is not a JSON object")
     choices = response.get("choices")
@@ -279,7 +252,10 @@ def extract_choice(response: Mapping[str, Any], labels: tuple[str, str]) -> Extr
     k_struct, why_struct = (None, "not JSON")
     if content.lstrip().startswith("{"):
         k_struct, why_struct = _structured(content.strip(), labels)
-    k_parse = None if k_struct is not None else _parsed(content, labels)
+    parsed = None if k_struct is not None else reader.read(content)
+    k_parse = None
+    if parsed is not None and parsed.position in ("first", "second"):
+        k_parse = POSITIONS.index(parsed.position)
     notes = []
     if k_struct is not None or k_parse is not None:
         got, why = _from_logprobs(choice, content, labels)
@@ -289,34 +265,9 @@ def extract_choice(response: Mapping[str, Any], labels: tuple[str, str]) -> Extr
     if k_struct is not None:
         pos = POSITIONS[k_struct]
         return Extraction(pos, "structured", None, "; ".join([why_struct, *notes]))
-    if k_parse is not None:
-        detail = "; ".join([f"text {content.strip()!r}", *notes])
-        return Extraction(POSITIONS[k_parse], "parser", None, detail)
+    if parsed is not None and parsed.path == "parser":
+        return Extraction(parsed.position, "parser", None, "; ".join([parsed.detail, *notes]))
     return Extraction("invalid", "none", None, f"not a label: {content.strip()[:80]!r}")
-
-
-def canonical_choice(extraction: Extraction, order: str) -> tuple[str, float | None]:
-    """``(choice, p_treatment)`` in the study's terms for presentation ``order``.
-
-    ``choice`` is ``treatment``, ``null_partner``, ``tie`` or ``invalid``. In ``treatment_first``
-    the first position is the treatment and ``p_treatment = p_first``; in ``null_first`` the
-    first position is the null partner and ``p_treatment = 1 - p_first``. ``p_treatment`` is None
-    when the path gave no probability (and always for ``invalid``).
-    """
-    if not isinstance(extraction, Extraction):
-        raise InputError("extraction", "an Extraction", type(extraction).__name__)
-    if order not in ORDERS:
-        raise InputError("order", "'treatment_first' or 'null_first'", order)
-    if extraction.position == "invalid":
-        return "invalid", None
-    p = extraction.p_first
-    if order == "treatment_first":
-        p_t = p
-        names = {"first": "treatment", "second": "null_partner"}
-    else:
-        p_t = None if p is None else 1.0 - p
-        names = {"first": "null_partner", "second": "treatment"}
-    return names.get(extraction.position, "tie"), p_t
 
 
 def _count(usage: Mapping[str, Any], key: str) -> int:

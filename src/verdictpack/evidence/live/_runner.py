@@ -371,11 +371,14 @@ async def run_live(
     seed: int = 0,
     progress: Callable[[LiveOutcome, TrackRun], None] | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    heartbeat: float = 1.0,
 ) -> LiveOutcome:
     """Run (or resume) the live study until the registered verdict, the cap, the budget or the
     end of the roots; see the module docstring. ``root_value(i, cells)`` turns root i's answered
     cells {(judge, order, trial): (choice, p_treatment)} into M_i's bounds (the study's policy,
-    and any judges read from files); ``human_value(i)`` is H_i's bounds or None."""
+    and any judges read from files); ``human_value(i)`` is H_i's bounds or None. Every
+    ``heartbeat`` seconds a ``run_progress`` event records the wall-clock time (``t``), so a
+    killed run's duration is still known (``verdictpack status``)."""
     t0 = time.perf_counter()
     outcome = LiveOutcome(committed=tracks.roots)
     by_name = {j.name: j for j in judges}
@@ -646,12 +649,20 @@ async def run_live(
     frozen = gc.isenabled() and gc.get_freeze_count() == 0
     if frozen:
         gc.freeze()
+    beat = asyncio.get_running_loop().call_later(heartbeat, wake.set)  # wakes the loop below
+    next_beat = time.monotonic() + heartbeat
     try:
         with ledger.batch():
             for key, worst in killed.items():
                 ledger.record_cancelled(key, worst, "killed in flight")
             commit_ready()  # the roots a resumed study already holds every answer of
         while next_root[0] < n and not tracks.stopped:
+            if time.monotonic() >= next_beat:  # the run's heartbeat, durable with its group
+                writes.append((_heartbeat, (ledger,), None))
+                next_beat = time.monotonic() + heartbeat
+                beat = asyncio.get_running_loop().call_later(heartbeat, wake.set)
+                await write_group()
+                continue
             if any(item is not None for _, _, item in writes):
                 await write_group()
                 continue
@@ -668,6 +679,7 @@ async def run_live(
         elif outcome.stop != "budget":
             outcome.stop = "data"
     finally:
+        beat.cancel()
         done.set()
         stop_dispatch[0] = True
         for w in workers:
@@ -694,6 +706,11 @@ async def run_live(
             gc.unfreeze()
         outcome.seconds = time.perf_counter() - t0
     return outcome
+
+
+def _heartbeat(ledger: Ledger) -> None:
+    """A run's heartbeat: the wall-clock time (seconds since the epoch, to the millisecond)."""
+    ledger.record_event("run_progress", {"t": round(time.time(), 3)})
 
 
 def _record_request(

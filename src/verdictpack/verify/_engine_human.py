@@ -1,0 +1,243 @@
+"""Self-audit checks of the engine's human layer: the reader audit's kappa, its gate on the lower
+bound and the audit's sizing, and the human-baseline block, each re-derived here."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from verdictpack.verify._findings import (
+    _MAX_Z,
+    _Auditor,
+    _fv,
+)
+from verdictpack.verify._kappa_bound import check_kappa_gate
+from verdictpack.verify._rederive import (
+    _binomial_enumeration,
+    _binomial_normal_n,
+    _kappa_and_se,
+    _phi,
+    _phi_inv,
+    _z,
+)
+
+
+def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
+    a = res["audit"]
+    w = "results.json $.audit"
+    k = _fv(a["kappa"])
+    lo, hi = _fv(a["ci_low"]), _fv(a["ci_high"])
+    check_kappa_gate(A, w, a, a.get("agreement_table"), "the agreement table")
+    _engine_audit_sizing(A, res)
+    A.eq(
+        "results.json $.instrument_valid",
+        "instrument valid iff the audit passed",
+        a["passed"],
+        res["instrument_valid"],
+    )
+    A.eq(w + ".readings", "readings = roots × 2 readers", 2 * a["n_roots"], a["readings"])
+    half = (hi - lo) / 2
+    if lo > -1 and hi < 1:
+        A.num(
+            w + ".ci_low",
+            "kappa CI = kappa ± z·se (symmetric about kappa)",
+            k - half,
+            lo,
+            abs_tol=1e-12,
+        )
+    table = a.get("agreement_table")
+    if table is None:
+        A.unverified(
+            w + ".ci_low",
+            f"the kappa standard error (implied se {half / _z(0.5 + a['level'] / 2):.6f})",
+            "the reader table is not in the outputs; only the symmetry kappa ± z·se was checked",
+        )
+    else:
+        _check_kappa_table(A, w, a, table, "the agreement table")
+    b = res["baseline"]
+    w = "results.json $.baseline"
+    p_h, m = b["human_rate"], b["n_per_root"]
+    A.num(
+        w + ".human_rate",
+        "the construct's baseline",
+        res["construct"]["human_baseline_rate"],
+        p_h,
+        abs_tol=0,
+    )
+    shifted = _phi_inv(_phi(p_h) + b["threshold_h"])
+    A.num(w + ".shifted_rate", "sin²((φ(p_H) + h)/2)", shifted, b["shifted_rate"], abs_tol=1e-12)
+    A.eq(
+        w + ".pilot_touches",
+        "pilot roots × judgments per root",
+        b["pilot_roots"] * m,
+        b["pilot_touches"],
+    )
+    A.eq(
+        w + ".confirmatory_touches",
+        "confirmatory roots × judgments per root",
+        b["confirmatory_roots"] * m,
+        b["confirmatory_touches"],
+    )
+    A.eq(
+        w + ".total_touches",
+        "pilot + confirmatory touches",
+        b["pilot_touches"] + b["confirmatory_touches"],
+        b["total_touches"],
+    )
+    alpha = b["alpha"]
+    A.num(
+        w + ".alpha",
+        "one-sided level = 2 × per-tail alpha",
+        2 * res["construct"]["per_tail_alpha"],
+        alpha,
+        abs_tol=1e-15,
+    )
+    roots = b["confirmatory_roots"]
+    cf = math.ceil(_binomial_normal_n(shifted, p_h, alpha, b["target_power"], 1) / m)
+    A.eq(
+        w + ".closed_form_roots",
+        "closed-form roots = ceil(normal n / judgments per root)",
+        cf,
+        _fv(b["closed_form_roots"]),
+    )
+    table = _binomial_enumeration(shifted, p_h, alpha, 1, roots * m)
+    row = table[roots * m - 1]
+    crit = row.lower if b["direction"] == "less" else row.upper
+    A.eq(
+        w + ".critical_value",
+        "critical count of the exact one-sided test (enumeration)",
+        crit,
+        b["critical_value"],
+    )
+    A.num(
+        w + ".achieved_alpha",
+        "achieved alpha of that region",
+        row.achieved,
+        _fv(b["achieved_alpha"]),
+    )
+    A.num(w + ".exact_power", "exact power at the human rate", row.power, _fv(b["exact_power"]))
+    if roots > 1 and b.get("exact_power_below") is not None:
+        A.num(
+            w + ".exact_power_below",
+            "exact power one root below",
+            table[(roots - 1) * m - 1].power,
+            _fv(b["exact_power_below"]),
+        )
+    for key, ex in (
+        ("simulated_power", row.power),
+        ("simulated_power_below", table[(roots - 1) * m - 1].power if roots > 1 else None),
+    ):
+        fig = b.get(key)
+        if fig is None or ex is None:
+            continue
+        p, mc, reps = _fv(fig), fig["mcse"], fig["replicates"]
+        A.num(
+            w + f".{key}.mcse",
+            "MCSE = sqrt(p(1 − p)/R)",
+            math.sqrt(p * (1 - p) / reps),
+            mc,
+            abs_tol=1e-12,
+        )
+        zv = (p - ex) / mc if mc else 0.0
+        A.true(
+            w + f".{key}",
+            f"simulated within {_MAX_Z:g} MCSE of our exact power",
+            abs(zv) <= _MAX_Z,
+            f"|z| <= {_MAX_Z:g} (exact {ex:.6f})",
+            f"z = {zv:.2f}",
+        )
+    A.true(
+        w + ".simulated_power",
+        "the confirmatory size is the first simulated crossing",
+        _fv(b["simulated_power"]) >= b["target_power"]
+        and (
+            b.get("simulated_power_below") is None
+            or _fv(b["simulated_power_below"]) < b["target_power"]
+        ),
+        f"power(n) ≥ {b['target_power']} > power(n − 1)",
+        f"{_fv(b['simulated_power'])} / {_fv(b.get('simulated_power_below'))}",
+    )
+
+
+def _engine_audit_sizing(A: _Auditor, res: dict[str, Any]) -> None:
+    """The reader-audit sizing: its planning kappa, the size the audit used, and the search's
+    own claim (pass probability at the size ≥ target, one root below < target)."""
+    z = res.get("audit_sizing")
+    w = "results.json $.audit_sizing"
+    if z is None:
+        A.true(w, "the reader-audit sizing is reported", False, "an object", None)
+        return
+    r, k = z["planning_rate"], z["n_categories"]
+    A.num(
+        w + ".planning_kappa",
+        "((k·r − 1)/(k − 1))² at the planning reconstruction rate",
+        ((k * r - 1) / (k - 1)) ** 2,
+        z["planning_kappa"],
+        abs_tol=1e-12,
+    )
+    a = res["audit"]
+    for key in ("kappa_min",):
+        A.eq(w + "." + key, "the gate the audit was sized for", a[key], z[key])
+    A.eq(w + ".level", "the bound level the audit was sized for", a["bound_level"], z["level"])
+    used = z["roots"] if z.get("registered_roots") is None else z["registered_roots"]
+    if z.get("roots") is None:
+        A.true(
+            w + ".roots",
+            "no size when the planning kappa does not exceed kappa_min",
+            z["planning_kappa"] <= a["kappa_min"] and z.get("registered_roots") is not None,
+            f"planning kappa ≤ {a['kappa_min']} and a registered size",
+            z["planning_kappa"],
+        )
+        A.eq("results.json $.audit.n_roots", "the registered audit size", used, a["n_roots"])
+        return
+    A.eq("results.json $.audit.n_roots", "the sized (or registered) audit size", used, a["n_roots"])
+    A.true(
+        w + ".pass_probability",
+        "simulated pass probability at the size reaches the target",
+        _fv(z["pass_probability"]) >= z["target_pass_probability"],
+        f"≥ {z['target_pass_probability']}",
+        _fv(z["pass_probability"]),
+    )
+    below = z.get("pass_probability_below")
+    if below is not None:
+        A.true(
+            w + ".pass_probability_below",
+            "one root fewer does not reach the target (first crossing)",
+            _fv(below) < z["target_pass_probability"],
+            f"< {z['target_pass_probability']}",
+            _fv(below),
+        )
+
+
+def _check_kappa_table(
+    A: _Auditor, w: str, a: dict[str, Any], table: list[list[int]], source: str
+) -> float | None:
+    """An audit block (``w``: kappa, se, n_roots, level, ci_low, ci_high) against Cohen's kappa
+    and its Fleiss–Cohen–Everitt interval from ``table`` (reader A by rows); our kappa, or None
+    when it is undefined (expected agreement 1)."""
+    A.eq(w + ".n_roots", f"roots in {source}", sum(sum(row) for row in table), a["n_roots"])
+    try:
+        k2, se2 = _kappa_and_se(table)
+    except ZeroDivisionError:
+        A.true(w + ".kappa", f"kappa defined by {source}", False, "P_e < 1", "P_e = 1")
+        return None
+    A.num(w + ".kappa", f"Cohen's kappa from {source}", k2, _fv(a["kappa"]), abs_tol=1e-12)
+    A.num(
+        w + ".se", f"Fleiss–Cohen–Everitt standard error from {source}", se2, a["se"], abs_tol=1e-12
+    )
+    zq = _z(0.5 + a["level"] / 2)
+    A.num(
+        w + ".ci_low",
+        "kappa − z·se (clipped at −1)",
+        max(-1.0, k2 - zq * se2),
+        _fv(a["ci_low"]),
+        abs_tol=1e-9,
+    )
+    A.num(
+        w + ".ci_high",
+        "kappa + z·se (clipped at 1)",
+        min(1.0, k2 + zq * se2),
+        _fv(a["ci_high"]),
+        abs_tol=1e-9,
+    )
+    return k2
