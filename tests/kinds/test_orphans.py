@@ -173,7 +173,7 @@ def test_the_watchdog_alone_ends_an_orphan() -> None:
     """Without prctl (other platforms), the polling thread ends a worker whose parent died."""
     grandchild = (
         "import sys, time\n"
-        "from verdictpack.kinds._battery import _watch_parent\n"
+        "from verdictpack.kinds._battery_exec import _watch_parent\n"
         "_watch_parent(int(sys.argv[1]), 0.05)\n"
         "print('armed', flush=True)\n"
         "time.sleep(60)\n"

@@ -76,21 +76,47 @@ by field name (``answer.cost`` or ``answer["cost"]``).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
-import math
-import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from verdictpack._errors import InputError, OutputError
-from verdictpack.evidence._ledger_chain import CHAIN_SCHEMA, Chain, table_of
+from verdictpack._errors import InputError
+from verdictpack.evidence._ledger_chain import Chain, table_of
 from verdictpack.evidence._ledger_chain import damaged as _damaged
 from verdictpack.evidence._ledger_chain import verify as verify_chain
+from verdictpack.evidence._ledger_guard import (
+    _check_secrets,
+    _guard,
+)
+from verdictpack.evidence._ledger_records import (
+    Answer,
+    Attempt,
+    Cancellation,
+    Commit,
+    Event,
+    LedgerError,
+    RequestRecord,
+    Spend,
+    _mapping,
+    canonical_json,
+    manifest_hash,
+    request_key,
+)
+from verdictpack.evidence._ledger_schema import (
+    _bounds,
+    _choice,
+    _count,
+    _float,
+    _key,
+    _nonneg,
+    _schema_statements,
+    _text,
+    _unit,
+    _units,
+)
 from verdictpack.evidence._table import CHOICES
 
 __all__ = [
@@ -121,362 +147,7 @@ _APPLICATION_ID = 0x56504C47
 # may be billed is in ``sent`` before it leaves and in ``settled`` once its cost is known; 4: every
 # row is linked into the hash chain (:mod:`verdictpack.evidence._ledger_chain`)
 _SCHEMA_VERSION = 4
-_MIN_SECRET = 8
-# every finite float is an integer multiple of 2**-1074
-_SCALE = 1 << 1074
 _MISMATCH = "a study never mixes manifests; start a fresh study in a new folder"
-_TABLES = (
-    "manifest",
-    "requests",
-    "attempts",
-    "answers",
-    "commits",
-    "cancelled",
-    "events",
-    "sent",
-    "settled",
-)
-_KEY = re.compile(r"[0-9a-f]{64}")
-# the column whose conflict an INSERT OR REPLACE would resolve by deleting (commits.seq is
-# covered by the contiguity trigger)
-_UNIQUE = {
-    "requests": "key",
-    "attempts": "seq",
-    "answers": "key",
-    "commits": "root_id",
-    "cancelled": "seq",
-    "events": "seq",
-    "sent": "seq",
-    "settled": "sent",
-}
-
-
-class LedgerError(OutputError):
-    """The ledger refused an operation (wrong manifest, broken prefix, duplicate, closed)."""
-
-
-def canonical_json(value: Any, parameter: str = "value") -> str:
-    """The canonical JSON text of a plain-JSON value: sorted keys, no whitespace, UTF-8 as is."""
-    try:
-        text = json.dumps(
-            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        )
-        text.encode("utf-8")
-    except (TypeError, ValueError) as exc:
-        raise InputError(
-            parameter,
-            "plain JSON (dicts with str keys, lists, str, finite numbers, bool, null)",
-            f"({exc})",
-        ) from None
-    return text
-
-
-def _mapping(name: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError(name, "a mapping (plain JSON object)", type(value).__name__)
-    return dict(value)
-
-
-def manifest_hash(manifest: Mapping[str, Any]) -> str:
-    """SHA-256 (hex) of the canonical JSON of a study manifest."""
-    text = canonical_json(_mapping("manifest", manifest), "manifest")
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def request_key(body: Mapping[str, Any], manifest_digest: str) -> str:
-    """The cache key of a request: SHA-256 of ``manifest_digest + "\\n" + canonical(body)``."""
-    text = canonical_json(_mapping("body", body), "body")
-    return hashlib.sha256(f"{manifest_digest}\n{text}".encode()).hexdigest()
-
-
-class _Record:
-    """Field access by name as well as by attribute (``record["cost"]`` is ``record.cost``)."""
-
-    __slots__ = ()
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in _field_names(type(self)):
-            raise KeyError(name)
-        return getattr(self, name)
-
-    def keys(self) -> tuple[str, ...]:
-        """The field names, in order."""
-        return _field_names(type(self))
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    """A record class's field names, in order (looked up once per class: records are read by
-    name in loops over every answer of a ledger)."""
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        fields: dict[str, Any] = getattr(cls, "__dataclass_fields__", {})
-        names = _FIELD_NAMES[cls] = tuple(fields)
-    return names
-
-
-@dataclass(frozen=True, slots=True)
-class RequestRecord(_Record):
-    """One request as recorded (``body`` is its canonical JSON text); a live run records it
-    with the group of writes its sending falls in, no later than its answer."""
-
-    key: str
-    root_id: str
-    judge: str
-    order: str
-    trial: int
-    body: str
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt(_Record):
-    """One try of one request: ``outcome`` is the HTTP status (as text) or the error text."""
-
-    key: str
-    attempt: int
-    outcome: str
-    latency: float
-    nbytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class Answer(_Record):
-    """The stored answer to one request, with the request's root, judge, order and trial."""
-
-    key: str
-    root_id: str
-    judge: str
-    order: str
-    trial: int
-    raw: str
-    prompt_tokens: int
-    completion_tokens: int
-    cost: float
-    model_id: str | None
-    latency: float
-    choice: str
-    path: str
-    p_treatment: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class Commit(_Record):
-    """One root committed to the e-process: its place in the registered order, the bounds on
-    M_i and H_i (equal where every answer is known; H None: no H_i), the state after it."""
-
-    seq: int
-    root_id: str
-    m_lo: float
-    m_hi: float
-    h_lo: float | None
-    h_hi: float | None
-    state: str
-
-
-@dataclass(frozen=True, slots=True)
-class Cancellation(_Record):
-    """A request abandoned in flight, with the cost it may still be billed."""
-
-    key: str
-    cost_estimate: float
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Event(_Record):
-    """A study-level event (the verdict, a budget stop, a run's start and end) and its data."""
-
-    seq: int
-    kind: str
-    data: Any
-
-
-class Spend(NamedTuple):
-    """Money so far: answers of committed roots, answers of roots not yet committed, and every
-    call sent without an answer (``cancelled``: cancellations, failed attempts at their cost,
-    calls still unsettled at their worst case)."""
-
-    committed: float
-    pending: float
-    cancelled: float
-
-    @property
-    def total(self) -> float:
-        """Everything: the most the provider can have billed at the configured prices."""
-        return self.committed + self.pending + self.cancelled
-
-
-_SCHEMA = """
-CREATE TABLE manifest (
-    hash TEXT PRIMARY KEY NOT NULL,
-    json TEXT NOT NULL
-);
-CREATE TABLE requests (
-    key TEXT PRIMARY KEY NOT NULL,
-    manifest TEXT NOT NULL,
-    root_id TEXT NOT NULL,
-    judge TEXT NOT NULL,
-    "order" TEXT NOT NULL CHECK ("order" IN ('treatment_first', 'null_first')),
-    trial INTEGER NOT NULL CHECK (trial >= 0),
-    body TEXT NOT NULL
-);
-CREATE TABLE attempts (
-    seq INTEGER PRIMARY KEY,
-    manifest TEXT NOT NULL,
-    key TEXT NOT NULL REFERENCES requests(key),
-    attempt INTEGER NOT NULL CHECK (attempt >= 0),
-    outcome TEXT NOT NULL,
-    latency REAL NOT NULL CHECK (latency >= 0),
-    bytes INTEGER NOT NULL CHECK (bytes >= 0)
-);
-CREATE TABLE answers (
-    key TEXT PRIMARY KEY NOT NULL REFERENCES requests(key),
-    manifest TEXT NOT NULL,
-    raw TEXT NOT NULL,
-    prompt_tokens INTEGER NOT NULL CHECK (prompt_tokens >= 0),
-    completion_tokens INTEGER NOT NULL CHECK (completion_tokens >= 0),
-    cost REAL NOT NULL CHECK (cost >= 0),
-    model_id TEXT,
-    latency REAL NOT NULL CHECK (latency >= 0),
-    choice TEXT NOT NULL CHECK (choice IN ('treatment', 'null_partner', 'tie', 'invalid')),
-    path TEXT NOT NULL CHECK (path IN ('logprobs', 'structured', 'parser', 'none')),
-    p_treatment REAL CHECK (p_treatment BETWEEN 0 AND 1)
-);
-CREATE TABLE commits (
-    seq INTEGER PRIMARY KEY NOT NULL CHECK (seq >= 1),
-    manifest TEXT NOT NULL,
-    root_id TEXT NOT NULL UNIQUE,
-    m_lo REAL NOT NULL CHECK (m_lo BETWEEN 0 AND 1),
-    m_hi REAL NOT NULL CHECK (m_hi BETWEEN m_lo AND 1),
-    h_lo REAL CHECK (h_lo BETWEEN 0 AND 1),
-    h_hi REAL CHECK (h_hi BETWEEN h_lo AND 1),
-    state TEXT NOT NULL,
-    CHECK ((h_lo IS NULL) = (h_hi IS NULL))
-);
-CREATE TABLE cancelled (
-    seq INTEGER PRIMARY KEY,
-    manifest TEXT NOT NULL,
-    key TEXT NOT NULL REFERENCES requests(key),
-    cost_estimate REAL NOT NULL CHECK (cost_estimate >= 0),
-    reason TEXT NOT NULL
-);
-CREATE TABLE events (
-    seq INTEGER PRIMARY KEY,
-    manifest TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    json TEXT NOT NULL
-);
-CREATE TABLE sent (
-    seq INTEGER PRIMARY KEY,
-    manifest TEXT NOT NULL,
-    key TEXT NOT NULL REFERENCES requests(key),
-    attempt INTEGER NOT NULL CHECK (attempt >= 1),
-    cost_max REAL NOT NULL CHECK (cost_max >= 0)
-);
-CREATE TABLE settled (
-    sent INTEGER PRIMARY KEY NOT NULL REFERENCES sent(seq),
-    manifest TEXT NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('answered', 'failed', 'cancelled')),
-    cost REAL NOT NULL CHECK (cost >= 0),
-    outcome TEXT NOT NULL
-);
-CREATE TRIGGER manifest_single BEFORE INSERT ON manifest
-WHEN (SELECT count(*) FROM manifest) > 0
-BEGIN SELECT RAISE(ABORT, 'ledger: a ledger holds exactly one manifest'); END;
-CREATE TRIGGER commits_prefix BEFORE INSERT ON commits
-WHEN NEW.seq IS NOT (SELECT coalesce(max(seq), 0) + 1 FROM commits)
-BEGIN SELECT RAISE(ABORT, 'ledger: commits form a contiguous prefix 1, 2, ...'); END;
-"""
-
-
-def _schema_statements() -> list[str]:
-    out = [s for s in _SCHEMA.split(";\n") if s.strip()]
-    for t in _TABLES:
-        for op in ("UPDATE", "DELETE"):
-            out.append(
-                f"CREATE TRIGGER {t}_no_{op.lower()} BEFORE {op} ON {t} "
-                f"BEGIN SELECT RAISE(ABORT, 'ledger is append-only: {op} on {t} refused'); END"
-            )
-        if t != "manifest":
-            out.append(
-                f"CREATE TRIGGER {t}_manifest BEFORE INSERT ON {t} "
-                "WHEN NEW.manifest IS NOT (SELECT hash FROM manifest) "
-                "BEGIN SELECT RAISE(ABORT, 'ledger: a row of another manifest refused'); END"
-            )
-            # INSERT OR REPLACE deletes the row it conflicts with; refuse the conflict itself
-            # (BEFORE INSERT runs ahead of conflict resolution, whatever recursive_triggers is)
-            out.append(
-                f"CREATE TRIGGER {t}_no_replace BEFORE INSERT ON {t} "
-                f"WHEN EXISTS (SELECT 1 FROM {t} WHERE {_UNIQUE[t]} = NEW.{_UNIQUE[t]}) "
-                f"BEGIN SELECT RAISE(ABORT, 'ledger is append-only: a row of {t} "
-                "cannot be replaced'); END"
-            )
-    # last: the chain's head hashes the complete schema (evidence/_ledger_chain.py)
-    out.extend(CHAIN_SCHEMA)
-    return out
-
-
-def _units(x: float) -> int:
-    n, d = x.as_integer_ratio()
-    return n * (_SCALE // d)
-
-
-def _float(units: int) -> float:
-    return units / _SCALE  # int / int is correctly rounded
-
-
-def _text(name: str, value: Any, *, empty: bool = False) -> str:
-    if not isinstance(value, str) or (not empty and not value):
-        raise InputError(name, "a string" if empty else "a non-empty string", value)
-    return value
-
-
-def _key(value: Any) -> str:
-    if not isinstance(value, str) or _KEY.fullmatch(value) is None:
-        raise InputError("key", "a request key (64 lower-case hex digits)", value)
-    return value
-
-
-def _count(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InputError(name, f"an integer >= {low}", value)
-    return value
-
-
-def _nonneg(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(name, "a finite number >= 0", value)
-    x = float(value)
-    if not math.isfinite(x) or x < 0:
-        raise InputError(name, "a finite number >= 0", value)
-    return x
-
-
-def _unit(name: str, value: Any, *, optional: bool) -> float | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise InputError(name, "a number in [0, 1]" + (" or None" if optional else ""), value)
-    return float(value)
-
-
-def _bounds(name: str, value: Any, *, optional: bool) -> tuple[float | None, float | None]:
-    """A value in [0, 1] or its bounds (lower <= upper); (None, None) for None if optional."""
-    if value is None and optional:
-        return None, None
-    lo, hi = value if isinstance(value, tuple) and len(value) == 2 else (value, value)
-    a, b = _unit(name, lo, optional=False), _unit(name, hi, optional=False)
-    if a is None or b is None or a > b:
-        raise InputError(name, "a number in [0, 1] or bounds (lower <= upper) in it", value)
-    return a, b
-
-
-def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
-    if value not in allowed:
-        raise InputError(name, "one of " + ", ".join(allowed), value)
-    return str(value)
 
 
 class Ledger:
@@ -1109,42 +780,6 @@ _ANSWER_SELECT = (
 def _ledger_path(path: Path | str) -> Path:
     p = Path(path)
     return p / LEDGER_FILENAME if p.is_dir() else p
-
-
-def _check_secrets(secrets: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(secrets, str):
-        raise InputError("secrets", "a sequence of strings", "(a single string)")
-    out = []
-    for i, s in enumerate(secrets):
-        if not isinstance(s, str) or len(s) < _MIN_SECRET:
-            # never echo the value: describe it
-            size = len(s) if isinstance(s, str) else "?"
-            got = f"(a {type(s).__name__} of length {size})"
-            raise InputError(f"secrets[{i}]", f"a string of at least {_MIN_SECRET} characters", got)
-        out.append(s)
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=64)
-def _secret_runs(secret: str) -> tuple[str, ...]:
-    """Every run of :data:`_MIN_SECRET` consecutive characters of ``secret`` -- of its token,
-    when it is an ``Authorization`` value (``Bearer <token>``): a text holding any of them holds
-    part of the key (the same rule as the live transport's redaction)."""
-    scheme, _, token = secret.partition(" ")
-    if token.strip() and scheme.lower() in {"bearer", "basic", "token"}:
-        secret = token.strip() if len(token.strip()) >= _MIN_SECRET else secret
-    n = _MIN_SECRET
-    return tuple(dict.fromkeys(secret[i : i + n] for i in range(len(secret) - n + 1)))
-
-
-def _guard(secrets: tuple[str, ...], field: str, text: str) -> None:
-    """Refuse ``text`` when it holds a secret or any run of 8 of its consecutive characters."""
-    for s in secrets:
-        if any(run in text for run in _secret_runs(s)):
-            raise LedgerError(
-                f"ledger: the {field} to store contains (part of) the value of a secret (an API "
-                "key); refused, nothing written"
-            )
 
 
 def _prepare(
