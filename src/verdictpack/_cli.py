@@ -417,10 +417,14 @@ def _status(argv: Sequence[str]) -> int:
 
 def result_class(kind: str) -> type:
     """The result class of a config kind (the one its renderer is registered for)."""
+    import importlib
+
     from verdictpack.render import RENDERERS
 
-    by_module = {cls.__module__: cls for cls in RENDERERS}
-    return by_module[KINDS[kind]]
+    module = importlib.import_module(KINDS[kind])  # the kind's module, or one it imports from
+    found: list[type] = [c for c in RENDERERS if getattr(module, c.__name__, None) is c]
+    (cls,) = found  # exactly one result class per kind
+    return cls
 
 
 def rerender(data: dict[str, Any]) -> dict[str, str]:
