@@ -164,6 +164,17 @@ SLOW_CHECKS = (
         # a config's read path in memory (its validate path, which reads it too, stays)
         "tests/config/test_config_memory.py::"
         "test_a_config_of_megabytes_is_read_within_a_small_constant_of_its_size",
+        # the seal over a study's data paths (the seal failing on data read from the working
+        # directory stays)
+        "tests/verify/test_seal.py::test_seal_covers_study_data_paths",
+        # a third study fuzz (summarization's stays)
+        "tests/test_fuzz_configs.py::"
+        "test_any_value_at_any_path_is_a_result_or_a_refusal_by_name[study_argilla]",
+        # two kinds' progress through the CLI (sizing's, verdict's and judges' stay)
+        *(
+            f"tests/test_cli_progress.py::test_every_kind_tells_its_progress_and_no_file_changes[{k}]"
+            for k in ("study", "engine_summarization.json")
+        ),
     }
 )
 
