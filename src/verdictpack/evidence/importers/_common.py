@@ -15,6 +15,7 @@ from typing import Any, overload
 
 from verdictpack._errors import Defect, InputError
 from verdictpack.config._data_json import DataJSONError, load_data_json, text_lines
+from verdictpack.evidence._choice import ORDERS
 from verdictpack.evidence._table import MAX_DEFECTS, cap_defects
 from verdictpack.stimuli._pairs import root_id_problem
 
@@ -24,6 +25,7 @@ __all__ = [
     "SIDES",
     "Defects",
     "at",
+    "check_order_map",
     "check_sides",
     "check_value_map",
     "display_name",
@@ -56,6 +58,16 @@ def check_value_map(
         if position not in POSITIONS:
             raise InputError(f"{name}[{key!r}]", "one of left, right, tie, invalid", position)
     return dict(value_map)
+
+
+def check_order_map(order_map: Mapping[str, str] | None) -> dict[str, str]:
+    """A judge log's spellings of the presentation order -> the canonical orders (default: the
+    canonical names themselves); InputError naming the entry that is not one."""
+    orders = {o: o for o in ORDERS} if order_map is None else dict(order_map)
+    for key, value in orders.items():
+        if value not in ORDERS:
+            raise InputError(f"order_map[{key!r}]", "'treatment_first' or 'null_first'", value)
+    return orders
 
 
 def check_sides(

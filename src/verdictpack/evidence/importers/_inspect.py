@@ -32,9 +32,10 @@ from typing import Any
 
 from verdictpack._errors import InputError
 from verdictpack.config._data_json import DataJSONError, load_data_json
-from verdictpack.evidence._choice import ORDERS, TextParser, canonical_choice
+from verdictpack.evidence._choice import TextParser, canonical_choice
 from verdictpack.evidence._table import ImportResult, Judgment, Origin
-from verdictpack.evidence.importers._common import Defects, display_name, lookup
+from verdictpack.evidence.importers._common import Defects, check_order_map, display_name, lookup
+from verdictpack.evidence.live._extract import message_text
 from verdictpack.stimuli._pairs import root_id_problem
 
 __all__ = ["read_inspect"]
@@ -57,10 +58,7 @@ def read_inspect(
     """Read an Inspect AI log (``.json`` or ``.eval``) into canonical model judgments."""
     if answer != "completion" and not (answer.startswith("score:") and len(answer) > 6):
         raise InputError("answer", "'completion' or 'score:<scorer name>'", answer)
-    orders = {o: o for o in ORDERS} if order_map is None else dict(order_map)
-    for key, value in orders.items():
-        if value not in ORDERS:
-            raise InputError(f"order_map[{key!r}]", "'treatment_first' or 'null_first'", value)
+    orders = check_order_map(order_map)
     path = Path(path)
     defects = Defects(display_name(path, display))
     judgments: list[Judgment] = []
@@ -209,14 +207,4 @@ def _answer_text(sample: Mapping[str, Any], answer: str) -> str | None:
     completion = output.get("completion")
     if isinstance(completion, str) and completion:
         return completion
-    choices = output.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
-        message = choices[0].get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            parts = [c.get("text") for c in content if isinstance(c, Mapping)]
-            if parts and all(isinstance(p, str) for p in parts):
-                return "".join(parts)  # type: ignore[arg-type]
-    return None
+    return message_text(output)

@@ -36,10 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._errors import InputError
-from verdictpack.evidence._choice import ORDERS, TextParser, canonical_choice
+from verdictpack.evidence._choice import TextParser, canonical_choice
 from verdictpack.evidence._table import ImportResult, Judgment, Origin
-from verdictpack.evidence.importers._common import Defects, display_name, load_json_records
-from verdictpack.evidence.live._extract import extract_choice
+from verdictpack.evidence.importers._common import (
+    Defects,
+    check_order_map,
+    display_name,
+    load_json_records,
+)
+from verdictpack.evidence.live._extract import extract_choice, message_text
 from verdictpack.stimuli._pairs import root_id_problem
 
 __all__ = ["compile_custom_id", "read_openai_batch"]
@@ -74,10 +79,7 @@ def read_openai_batch(
 ) -> ImportResult:
     """Read an OpenAI Batch output JSONL into canonical model judgments (module docstring)."""
     rx = compile_custom_id(custom_id)
-    orders = {o: o for o in ORDERS} if order_map is None else dict(order_map)
-    for key, value in orders.items():
-        if value not in ORDERS:
-            raise InputError(f"order_map[{key!r}]", "'treatment_first' or 'null_first'", value)
+    orders = check_order_map(order_map)
     if judge is not None and (not isinstance(judge, str) or not judge.strip()):
         raise InputError("judge", "a rater id (a non-empty string)", judge)
     path = Path(path)
@@ -147,7 +149,7 @@ def _judgment(
     else:
         extraction = extract_choice(body, parser.labels, parser)
         choice, p_t = canonical_choice(extraction, order)
-        raw = _content(body)
+        raw = message_text(body)
     return Judgment(
         root_id=root,
         rater_id=str(rater or ""),
@@ -159,12 +161,3 @@ def _judgment(
         origin=Origin(defects.file, where),
         p_treatment=p_t,
     )
-
-
-def _content(body: Mapping[str, Any]) -> str | None:
-    choices = body.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
-        message = choices[0].get("message")
-        if isinstance(message, Mapping) and isinstance(message.get("content"), str):
-            return str(message["content"])
-    return None

@@ -79,6 +79,7 @@ __all__ = [
     "TextParser",
     "canonical_choice",
     "extract_choice",
+    "message_text",
     "model_id_of",
     "usage_of",
 ]
@@ -99,6 +100,16 @@ def _content_of(message: Mapping[str, Any]) -> str | None:
         ]
         if parts and len(parts) == len(content):
             return "".join(parts)  # type: ignore[arg-type]
+    return None
+
+
+def message_text(completion: Mapping[str, Any]) -> str | None:
+    """The text of a chat completion's first choice (:func:`_content_of`), or None."""
+    choices = completion.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+        message = choices[0].get("message")
+        if isinstance(message, Mapping):
+            return _content_of(message)
     return None
 
 
