@@ -121,6 +121,13 @@ SLOW_CHECKS = (
         # the study variant of the no-matplotlib check; the sizing variant stays
         "tests/render/test_html.py::"
         "test_without_matplotlib_no_page_the_rest_byte_identical_and_a_hint[study]",
+        # the human-allocation acceptance over budgets 400-800; its budget-600 relative stays
+        *(
+            "tests/simulate/test_allocation.py::"
+            f"test_the_planned_allocation_saves_thirty_percent_over_human_budgets[{icc}-{b}]"
+            for icc in ("0.3", "0.6")
+            for b in (400, 600, 800)
+        ),
     }
     | {
         # four of the six kills of a live start (after DIR is made, the lock created, the
@@ -170,6 +177,19 @@ SLOW_CHECKS = (
         # a third study fuzz (summarization's stays)
         "tests/test_fuzz_configs.py::"
         "test_any_value_at_any_path_is_a_result_or_a_refusal_by_name[study_argilla]",
+        # the natural-pairs example's fuzz (its end-to-end test and its validate refusals stay)
+        "tests/test_fuzz_configs.py::"
+        "test_any_value_at_any_path_is_a_result_or_a_refusal_by_name[study_natural]",
+        # the plug-in and blend bets at the boundary null over 2,000 replicates and 400 roots
+        # (the 400-replicate, 150-root relative stays), and an engine run with blend bets
+        # through the self-audit (the tracks against the audit's re-derivation stay)
+        *(
+            "tests/core/test_adaptive_batch.py::"
+            f"test_at_the_boundary_null_false_effects_stay_within_alpha_longer[{c}-{b}]"
+            for c in ("corners", "hybrid")
+            for b in ("plugin", "blend")
+        ),
+        "tests/verify/test_kinds_engine.py::test_an_engine_run_with_blend_bets_passes_its_audit",
         # two kinds' progress through the CLI (sizing's, verdict's and judges' stay)
         *(
             f"tests/test_cli_progress.py::test_every_kind_tells_its_progress_and_no_file_changes[{k}]"

@@ -7,7 +7,8 @@ index, nested, or the whole document): NaN, Infinity, -Infinity, 1e308, -1e308, 
 "", [], {}, null, a 10,000-level nesting or a duplicated key. The command line, run in-process
 with ``--out``, must exit 0 or 2, never 1 (an internal error), never print a traceback; on exit 2
 one defect names the injected path, an ancestor of it or (for a structured value) a path inside
-it, and the output folder does not exist. Values that are not JSON, or that the loader refuses
+it (in a study's data block, a defect of the file that block reads, by file and line, will do),
+and the output folder does not exist. Values that are not JSON, or that the loader refuses
 wherever they stand, must exit 2 at every path (swept exhaustively, without Hypothesis: they
 never reach a run, so they are cheap).
 """
@@ -190,6 +191,20 @@ def related(reported: str, injected: str) -> bool:
     return within(injected, reported) or within(reported, injected)
 
 
+def names_its_data(base: dict[str, Any], target: Loc, output: str) -> bool:
+    """A defect of the data file read by the study block ``target`` is in (``FILE: line N:
+    received ...``): a block's maps and columns are legal in any shape and wrong only for the
+    file's rows, which are named by file and line."""
+    if target[:2] == ("data", "judgments") and len(target) > 2:
+        block = base["data"]["judgments"][target[2]]
+    elif target[:2] == ("data", "stimuli"):
+        block = base["data"]["stimuli"]
+    else:
+        return False
+    prefix = f"{block['path']}: "
+    return any(x.startswith(prefix) and ": received " in x for x in output.splitlines())
+
+
 def check(base: dict[str, Any], target: Loc, label: str, folder: Path) -> None:
     """One injection, run in ``folder`` (left as found: an accepted run's output is removed)."""
     text = inject(base, target, label)
@@ -204,7 +219,8 @@ def check(base: dict[str, Any], target: Loc, label: str, folder: Path) -> None:
             assert not out.exists(), f"{where}: refused, yet {out} was written"
             paths = defect_paths(output, cfg)
             injected = json_path(target)
-            assert any(related(p, injected) for p in paths), (
+            named = any(related(p, injected) for p in paths)
+            assert named or names_its_data(base, target, output), (
                 f"{where}: refused without naming {injected} (or an ancestor / a path inside "
                 f"it)\n{output[-2000:]}"
             )

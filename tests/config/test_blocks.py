@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from pydantic import ValidationError
@@ -71,6 +72,36 @@ def test_sequential_defaults_and_constructions() -> None:
 def test_sequential_schema_refuses(block: dict) -> None:
     with pytest.raises(ValidationError):
         SequentialSpec.model_validate(block)
+
+
+@pytest.mark.parametrize("bets", ["grid", "plugin", "blend"])
+def test_sequential_bets_round_trip_and_reach_the_settings(bets: str) -> None:
+    block = {"construction": "hybrid", "cap_roots": 10, "bets": bets}
+    spec = SequentialSpec.model_validate(block)
+    again = SequentialSpec.model_validate(spec.model_dump(mode="json"))
+    assert again == spec and again.bets == bets
+    settings = build_sequential(again)
+    assert settings.bets == bets
+    assert settings.bets_record() == ({} if bets == "grid" else {"bets": bets})
+    default = SequentialSpec.model_validate({"construction": "hybrid", "cap_roots": 10})
+    assert default.bets == "grid" and build_sequential(default).bets_record() == {}
+
+
+def test_an_unknown_bets_name_is_refused_by_the_cli_naming_field_allowed_and_value(
+    tmp_path, capsys
+) -> None:
+    from verdictpack._cli import main
+
+    config = load_example("verdict_summarization.json")
+    config["sequential"]["bets"] = "kelly"
+    path = tmp_path / "bets.json"
+    path.write_text(json.dumps(config, indent=2))
+    out = tmp_path / "out"
+    assert main([str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "$.sequential.bets" in err and '"kelly"' in err
+    assert "'grid', 'plugin' or 'blend'" in err and "Traceback" not in err
+    assert not out.exists()
 
 
 def test_sequential_rule_weights() -> None:

@@ -306,3 +306,29 @@ def test_a_dataframe_study_equals_the_csv_study(
     assert frame_bytes(frame) == frame_bytes(text)
     with pytest.raises(verdictpack.UsageError, match="table judgment file"):
         verdictpack.run(config, base=str(cfg.parent), frames={"data/other.csv": frame})
+
+
+def test_a_polars_dataframe_study_equals_the_pandas_one(
+    tiny: tuple[Path, verdictpack.Result],
+) -> None:
+    """A polars DataFrame for the judgment file: the same verdict, numbers and frame hash as
+    the pandas frame of the same rows (numbers and strings alike reach one canonical text)."""
+    import polars as pl
+
+    cfg, expected = tiny
+    src = cfg.parent / "data" / "judgments.csv"
+    config = json.loads(cfg.read_text())
+    frame = pl.read_csv(src, infer_schema_length=0).with_columns(pl.lit(0).alias("trial"))
+    got = verdictpack.run(config, base=str(cfg.parent), frames={"data/judgments.csv": frame})
+    assert (got.verdict, got.h_interval, got.estimate) == (
+        expected.verdict,
+        expected.h_interval,
+        expected.estimate,
+    )
+    assert got.files()["judgments.csv"] == expected.files()["judgments.csv"]
+    pandas_frame = _frame(src)
+    pandas_frame["trial"] = 0
+    (entry,) = [f for f in got.to_dict()["data_files"] if f["role"] == "judgments"]
+    assert entry["format"] == "table (frame)"
+    assert entry["sha256"] == hashlib.sha256(frame_bytes(pandas_frame)).hexdigest()
+    assert frame_bytes(frame) == frame_bytes(pandas_frame)

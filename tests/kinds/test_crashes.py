@@ -311,8 +311,10 @@ def test_cap_roots_at_its_limit_runs_in_bounded_memory(tmp_path) -> None:
     assert results["cap_roots"] == 1_000_000
 
 
-def test_judge_blocks_draw_the_same_numbers(monkeypatch) -> None:
-    """The blocked draw of a large panel gives exactly the numbers of the one-shot draw."""
+@pytest.mark.parametrize("icc", [None, 0.45])
+def test_judge_blocks_draw_the_same_numbers(monkeypatch, icc: float | None) -> None:
+    """The blocked draw of a large panel gives exactly the numbers of the one-shot draw (with
+    and without a human sheet's ICC, whose shared root latent V sits between E and U)."""
     judges = tuple(
         _judges.JudgeSheet(f"j{i}", "r", 0.3 + 0.04 * (i % 10), 0.5 * (-1) ** i, 0.1, 0.05)
         for i in range(13)
@@ -323,7 +325,7 @@ def test_judge_blocks_draw_the_same_numbers(monkeypatch) -> None:
     def draw(limit: int) -> tuple[Any, ...]:
         monkeypatch.setattr(_draw, "_DRAW_NORMALS", limit)
         rng = np.random.default_rng(7)
-        model, human = _draw.simulate_panel(panel, scenario, 0.5, 5, 70, 11, rng)
+        model, human = _draw.simulate_panel(panel, scenario, 0.5, 5, 70, 11, rng, icc)
         return model, human, rng.standard_normal()
 
     one_shot = draw(1 << 22)

@@ -114,3 +114,113 @@ def test_plan_takes_the_fitted_human_rate_with_fitted_sheets(tmp_path: Path, cap
     assert main([str(study), "--plan", "--sheets", str(path)]) == 0
     out = capsys.readouterr().out
     assert "carry no fitted human rate" in out and "human rate 0.5000" in out
+
+
+def test_plan_compares_humans_per_root_and_names_the_field_to_set(tmp_path: Path, capsys) -> None:
+    """A fitted ICC_H of 0.6 and a human budget: one human per root is chosen over today's two,
+    the saving printed with its MCSE, and the config field that takes it exists; a negative fit
+    is read as 0 and said."""
+    from verdictpack.kinds._study_allocation import FIELD
+    from verdictpack.kinds._study_config import StudyConfig
+
+    study = write_tiny_study(tmp_path / "study", roots=300)
+    config = json.loads(study.read_text())
+    for judge in config["panel"]["judges"]:
+        judge["endpoint"] = {
+            "base_url": "http://127.0.0.1:9/v1",  # nothing listens: --plan must not call
+            "model": judge["name"],
+            "price": {"per_call": 0.002},
+        }
+    config["sequential"]["cap_roots"] = 300
+    config["humans"] = {"judgments_per_root": 2, "cost_per_judgment": 0.5}
+    config["budget"] = {"humans": 200}  # 400 human judgments: 200 roots at two per root
+    config["data"]["reader_audit"]["cost_per_reading"] = 0.1  # 60 readings over 300 roots
+    study.write_text(json.dumps(config))
+    judges = [{"name": n, "baseline_rate": 0.5, "lean_h": 0.9} for n in ("judge-a", "judge-b")]
+    sheets = {
+        "panel": {"name": "fitted", "latent_correlation": 0.2, "judges": judges},
+        "human_rate": 0.5,
+        "human_icc": {"icc": 0.6},
+    }
+    path = tmp_path / "fitted_panel.json"
+    path.write_text(json.dumps(sheets))
+    assert main([str(study), "--plan", "--sheets", str(path)]) == 0
+    out = capsys.readouterr().out
+    section = out[out.index("## Humans per root") :]
+    assert "ICC_H 0.600, fitted with the sheets" in section
+    assert (
+        "a human judgment 0.5, a root's model judgments 0.008, its reader-audit readings 0.02"
+        in section
+    )
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in section.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().isdigit()
+    }
+    assert set(rows) == {"1", "2", "3"}
+    assert rows["2"].rstrip(" |").endswith("today") and "| 200 |" in rows["2"]
+    assert rows["1"].rstrip(" |").endswith("chosen") and "| 300 |" in rows["1"]
+    assert "Predicted saving against today's 2 per root:" in section and " ± " in section
+    assert f"set `{FIELD}` to 1" in section
+    group, name = FIELD.split(".")
+    assert name in StudyConfig.model_fields[group].annotation.model_fields  # type: ignore[union-attr]
+    sheets["human_icc"] = {"icc": -0.04}
+    path.write_text(json.dumps(sheets))
+    assert main([str(study), "--plan", "--sheets", str(path)]) == 0
+    assert "the fitted ICC_H -0.040 is negative, read as 0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("per_root", [1, 2])
+def test_the_study_path_honours_the_humans_per_root_the_plan_names(
+    tmp_path: Path, per_root: int
+) -> None:
+    """One human judgment on every root: complete at humans.judgments_per_root 1, a shortfall
+    of one judgment per root (scored by the missing policy, bounded) at 2."""
+    from verdictpack._cli import _parsed
+    from verdictpack.kinds._study import prepare_study
+
+    study = write_tiny_study(tmp_path / "study", roots=40)
+    judgments = study.parent / "data" / "judgments.csv"
+    rows = judgments.read_text().splitlines()
+    judgments.write_text("\n".join(r for r in rows if ",h2," not in r) + "\n")
+    config = json.loads(study.read_text())
+    config["humans"] = {"judgments_per_root": per_root}
+    study.write_text(json.dumps(config))
+    source, _, parsed = _parsed(str(study))
+    values = prepare_study(parsed, source).values
+    assert values.coverage.human_missing == 40 * (per_root - 1)
+    bounded = values.h_hi - values.h_lo
+    assert (bounded > 0).sum() == (40 if per_root == 2 else 0)
+
+
+def test_plan_prices_judges_read_from_files_and_the_humans(tmp_path: Path, capsys) -> None:
+    """Judges read from files are priced at their cost_per_judgment and humans at theirs (the
+    plan's cost rows were 0.00 for both); budget.judges, a cap on live spend, caps nothing."""
+    study = write_tiny_study(tmp_path / "study")
+    config = json.loads(study.read_text())
+    for judge in config["panel"]["judges"]:
+        judge["cost_per_judgment"] = 0.25
+        judge["prior"] = {"baseline_rate": 0.5, "lean_h": 0.8, "position_bias": 0.05}
+    config["humans"] = {"judgments_per_root": 1, "cost_per_judgment": 0.5}
+    config["budget"] = {"judges": 0.2}
+    config["sequential"]["cap_roots"] = 40
+    study.write_text(json.dumps(config))
+    assert main([str(study), "--plan"]) == 0
+    out = capsys.readouterr().out
+    rows = {
+        line.split("|")[1].strip(): [
+            float(c.split("±")[0].replace(",", "")) for c in line.split("|")[2:-1]
+        ]
+        for line in out.splitlines()
+        if line.startswith(("| model judgments (", "| human layer ("))
+    }
+    for touches, cost in zip(
+        rows["model judgments (touches)"], rows["model judgments (cost)"], strict=True
+    ):
+        assert cost == pytest.approx(0.25 * touches, rel=1e-3, abs=0.006)
+    for touches, cost in zip(
+        rows["human layer (touches)"], rows["human layer (cost)"], strict=True
+    ):
+        assert cost == pytest.approx(0.5 * touches, rel=1e-3, abs=0.006)
+    assert max(rows["human layer (cost)"]) > 1.0
+    assert "covers" not in out  # no live judge: the judges' budget caps no roots

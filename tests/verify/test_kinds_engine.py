@@ -51,6 +51,23 @@ def test_planted_engine_verdict_is_named(copy_run: Callable[[str], Path], plant:
     assert any("rebuilt" in f.what for f in hits), [f.line() for f in report.failures()]
 
 
+@pytest.mark.parametrize("bets", ["plugin", "kelly"])
+def test_bets_planted_in_provenance_are_named(copy_run: Callable[[str], Path], bets: str) -> None:
+    """A grid run whose provenance claims other bets: the audit re-derives with the bets named
+    and the grid's bounds no longer match them; an unknown name is refused by name."""
+    run = copy_run("engine")
+
+    def edit(d: Any) -> None:
+        d["settings"]["bets"] = bets
+
+    edit_json(run / "provenance.json", edit)
+    report = audit_run(run)
+    if bets == "kelly":
+        assert failed(report, "provenance.json $.settings.bets")
+    else:
+        assert any("rebuilt" in f.what for f in failed(report, "verdict.json $.registered"))
+
+
 def test_tampered_evidence_row_is_caught(copy_run: Callable[[str], Path]) -> None:
     run = copy_run("engine")
     rows = [json.loads(x) for x in (run / "evidence.jsonl").read_text().splitlines()]
@@ -81,3 +98,31 @@ def test_planted_reader_audit_gate_is_named(copy_run: Callable[[str], Path], pla
     assert hits, [f.line() for f in report.failures()]
     if plant == "lower_bound":
         assert any("Clopper–Pearson" in f.what for f in hits)
+
+
+def test_an_engine_run_with_blend_bets_passes_its_audit(tmp_path: Path) -> None:
+    """An engine run (a reduced copy of the example) with ``sequential.bets`` "blend": the
+    self-audit re-derives its bounds and e-values with its own plug-in and blend bets and passes;
+    a bound moved in results.json and verdict.json fails it (SLOW_CHECKS; the tracks against the
+    re-derivation stay in CI, tests/verify/test_rederive.py)."""
+    from conftest import load_example
+    from verdictpack._cli import main
+
+    config = load_example("engine_summarization.json")
+    config["power"]["replicates"], config["sequential"]["cap_roots"] = 50, 300
+    config["sequential"]["bets"] = "blend"
+    path = tmp_path / "engine_blend.json"
+    path.write_text(json.dumps(config, indent=2))
+    out = tmp_path / "out"
+    assert main([str(path), "--out", str(out)]) == 0
+    assert json.loads((out / "provenance.json").read_text())["settings"]["bets"] == "blend"
+    assert main(["audit", str(out), "--config", str(path)]) == 0
+
+    def nudge(d: Any) -> None:
+        d["registered"]["model_bounds"][0] += 0.01
+
+    edit_json(out / "results.json", nudge)
+    edit_json(out / "verdict.json", nudge)
+    report = audit_run(out, path)
+    hits = failed(report, "verdict.json $.registered.model_bounds")
+    assert any("bounds rebuilt" in f.what for f in hits)

@@ -52,3 +52,39 @@ def test_hybrid_polygon_brute_force_matches_a_dense_grid() -> None:
         # the brute force is at least as extreme as any grid point, and close to the grid
         assert iv[0] <= f.min() + 1e-12 and iv[1] >= f.max() - 1e-12
         assert f.min() - iv[0] < 5e-3 and iv[1] - f.max() < 5e-3
+
+
+def test_the_audits_plugin_and_blend_bounds_hold_the_packages_tracks() -> None:
+    """The self-audit's own plug-in and blend confidence sequences (written from the formulas,
+    not imported) against the package's tracks on one stream: the package's bounds are never
+    narrower than the audit's and agree with them to 1e-9; the grid's differ (the audit reads the
+    bets it is told)."""
+    from verdictpack._rng import stream
+    from verdictpack.core._mixture import MixtureSpec
+    from verdictpack.core._tracks import TrackSettings, TrackTrace
+
+    rng = stream(5, "tests/rederive/adaptive")
+    n = 150
+    m = rng.binomial(8, 0.7, n) / 8
+    h = np.where(rng.random(n) < 0.7, rng.binomial(2, 0.5, n) / 2, np.nan)
+    spec = MixtureSpec()
+    lam, w = np.array(spec.lambdas), np.array(spec.weights)
+    claims = {"registered": "r", "extension": "e", "comparison": "c"}
+    alphas = {"registered": (0.05 / 4, 0.05), "comparison": (0.05, None)}
+    hv = [None if math.isnan(x) else float(x) for x in h]
+    for bets in ("plugin", "blend"):
+        settings = TrackSettings("hybrid", "corners", 0.05, spec, 0.3, 0.2, claims, bets)
+        trace = TrackTrace(settings, m, h, cap=n)
+        ours = _rederive._track_series(m.tolist(), hv, lam, w, alphas, bets=bets)
+        grid = _rederive._track_series(m.tolist(), hv, lam, w, alphas)
+        for name in alphas:
+            got = trace.bounds[name]
+            series = ours[name]
+            want = [series.model[0], series.model[1], series.human[0], series.human[1]]
+            if series.diff is not None:
+                want += [(series.diff[0] + 1) / 2, (series.diff[1] + 1) / 2]
+            want_arr = np.stack(want, axis=1)
+            assert np.max(np.abs(got - want_arr)) < 1e-9
+            assert np.all(got[:, 0::2] <= want_arr[:, 0::2] + 1e-15)  # lower ends
+            assert np.all(got[:, 1::2] >= want_arr[:, 1::2] - 1e-15)  # upper ends
+            assert np.max(np.abs(grid[name].model[0] - series.model[0])) > 1e-3

@@ -3,7 +3,7 @@
 * ``sequential``: the e-process construction (``corners`` or ``hybrid``), the bet grid and the
   cap on roots — fixed in the config before any data and recorded in provenance;
 * ``panel``: judges as character sheets plus the panel's latent correlation;
-* ``human``: human judgments per root and their cost;
+* ``human``: human judgments per root, their cost and the optional human sheet (``icc``);
 * ``routes``: the SPRT's beta and the fixed-n design's power (the cheaper routes beside the
   e-process).
 
@@ -15,7 +15,7 @@ that does so to report a panel the model refuses at its JSON path) lives a floor
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -34,6 +34,7 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._refusals import Loc, expected_text, governing_loc
 from verdictpack.core._exact import two_proportion_n
+from verdictpack.core._icc import latent_for_icc
 from verdictpack.core._mixture import MAX_BETS, MixtureSpec
 
 __all__ = [
@@ -49,6 +50,8 @@ __all__ = [
     "SequentialSpec",
     "build_sequential",
     "fixed_n_defect",
+    "human_icc_field",
+    "human_icc_rule",
     "kappa_bound_level_field",
     "kappa_min_field",
     "price",
@@ -81,6 +84,13 @@ class SequentialSpec(StrictModel):
     )
     weights: list[Annotated[float, Field(gt=0.0)]] | None = Field(
         default=None, description="mixture weights summing to 1 (default: equal)"
+    )
+    bets: Literal["grid", "plugin", "blend"] = Field(
+        default="grid",
+        description='the bets of every stream\'s confidence sequence: "grid" (default) the '
+        'fixed-grid mixture of lambdas and weights; "plugin" predictable plug-in bets fitted to '
+        'the stream\'s variance (narrower on streams that vary little); "blend" half the '
+        "capital on each, within log 2 of the better (docs/statistics.md §5b)",
     )
     cap_roots: int = Field(
         ge=1, le=MAX_ROOTS, description=f"roots before INCONCLUSIVE, at most {MAX_ROOTS:,}"
@@ -135,6 +145,19 @@ class PanelSpec(StrictModel):
     )
 
 
+def human_icc_field() -> Any:
+    """``icc``, the human sheet's between-item heterogeneity, as every human block declares it."""
+    return Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="the human sheet: the intraclass correlation of two humans' votes on the "
+        "same root (the share of a vote's variance between roots; typical 0.3 to 0.6), "
+        "simulated through a root latent the humans share; absent: the humans share only the "
+        "stream correlation's root latent. At least what the stream correlation already gives",
+    )
+
+
 class HumanSpec(StrictModel):
     judgments_per_root: int = Field(
         ge=1, le=100, description="human judgments per root at the baseline rate, 1 to 100"
@@ -142,6 +165,7 @@ class HumanSpec(StrictModel):
     cost_per_judgment: float = Field(
         ge=0.0, le=MAX_COST, description=f"price of one human judgment, {_COST_TEXT}"
     )
+    icc: float | None = human_icc_field()
 
 
 @dataclass(frozen=True)
@@ -233,6 +257,12 @@ class SequentialSettings:
     construction: str
     spec: MixtureSpec
     cap_roots: int
+    bets: str = "grid"
+
+    def bets_record(self) -> dict[str, str]:
+        """The bets for provenance settings: recorded only when not the default grid (so the
+        outputs of grid runs stay as they were); absent means "grid"."""
+        return {} if self.bets == "grid" else {"bets": self.bets}
 
     def other_construction(self) -> str:
         return "hybrid" if self.construction == "corners" else "corners"
@@ -248,12 +278,31 @@ def build_sequential(spec: SequentialSpec) -> SequentialSettings:
         construction=spec.construction,
         spec=MixtureSpec(lambdas=tuple(spec.lambdas), weights=weights),
         cap_roots=spec.cap_roots,
+        bets=spec.bets,
     )
 
 
 # ----------------------------------------------------------------------------------------------
 # Cross rules
 # ----------------------------------------------------------------------------------------------
+
+
+def human_icc_rule(human: Loc, stream_correlations: Callable[[Any], Iterable[float]]) -> CrossRule:
+    """Refuse a human sheet's ICC (``human`` + ``icc``) below the lowest the config's stream
+    correlations allow: two humans' latents already correlate ρ_s² through the panel."""
+
+    def check(cfg: Any) -> Iterable[Found]:
+        icc = model_at(cfg, (*human, "icc"))
+        if icc is None:
+            return
+        rs = max((abs(float(x)) for x in stream_correlations(cfg)), default=0.0)
+        rate = compile_construct(cfg.construct_spec).human_baseline_rate
+        try:
+            latent_for_icc(rate, icc, rs * rs)
+        except InputError as exc:
+            yield (*human, "icc"), icc, exc.allowed
+
+    return CrossRule(at=(), check=check)
 
 
 def fixed_n_defect(

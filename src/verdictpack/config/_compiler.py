@@ -287,9 +287,6 @@ class Construct:
     extension_claim: str
     known_confounds: tuple[tuple[str, str, tuple[str, ...]], ...]
 
-    def confound_names(self) -> tuple[str, ...]:
-        return tuple(c[0] for c in self.known_confounds)
-
 
 def compile_construct(spec: ConstructSpec) -> Construct:
     """Derive the governing threshold: both thresholds in h at the baseline, the smaller governs."""
@@ -476,7 +473,9 @@ def parse_config(source: ConfigSource, model: type[M], rules: Iterable[CrossRule
         parsed = model.model_validate(raw)
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
-            loc = tuple(p for p in err["loc"] if not _is_union_tag(p, raw, err["loc"]))
+            loc = _unwrapped(
+                tuple(p for p in err["loc"] if not _is_union_tag(p, raw, err["loc"])), raw
+            )
             ctx = err.get("ctx") or {}
             if err["type"] == "cross":  # a validator's own defects, below its path
                 base = loc[: len(loc) - ctx["up"]]
@@ -532,6 +531,17 @@ def _is_union_tag(part: str | int, raw: Any, loc: tuple[str | int, ...]) -> bool
     if not isinstance(parent, dict) or part in parent:
         return False
     return part in {v for v in parent.values() if isinstance(v, str)}
+
+
+def _unwrapped(loc: Loc, raw: Any) -> Loc:
+    """A validator that reads one item as a list of one (``where``) makes pydantic name it
+    ``[0]`` below a value that is an object in the file; drop that index, so the path is the
+    file's."""
+    out: list[str | int] = []
+    for part in loc:
+        if not (isinstance(part, int) and isinstance(_at(raw, tuple(out)), dict)):
+            out.append(part)
+    return tuple(out)
 
 
 def _dedupe(defects: list[Defect]) -> list[Defect]:

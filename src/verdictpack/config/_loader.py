@@ -24,7 +24,7 @@ from dataclasses import field as _field
 from pathlib import Path
 from typing import Any
 
-from verdictpack._errors import MISSING, ConfigError, Defect, InputError
+from verdictpack._errors import MISSING, ConfigError, Defect
 from verdictpack.config._strict import (
     MAX_CONFIG_BYTES,
     MAX_DEPTH,
@@ -61,14 +61,6 @@ class ConfigSource:
     # the bytes again for the paths a defect names, never a table of every node (that cost
     # 10-15 times the file's size)
     _positions: Any = _field(default=None, repr=False, compare=False)
-
-    def data_path(self, relative: str) -> Path:
-        """A data file named in the config: ``relative`` to the config's own folder (never the
-        working directory). A config given as bytes has no folder: its data paths cannot be read.
-        """
-        if self.folder is None:
-            raise InputError("folder", "the folder of a config read from a file", None)
-        return self.folder / relative
 
     @property
     def sha256(self) -> str:

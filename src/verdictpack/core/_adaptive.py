@@ -36,20 +36,40 @@ high-variance streams over many roots (the plug-in's log(1 + t) shrinks its bets
 is an e-process too (a mean of nonnegative martingales under μ, each starting at 1), so
 :class:`BlendCS` bets half the capital each way: K = (K_grid + K_plug) / 2, monotone in m as both
 are, within log 2 of the better of the two.
+
+:func:`make_cs` builds a stream's confidence sequence by the name of its bets (:data:`BETS`:
+"grid" the fixed grid's :class:`~verdictpack.core._mixture.MixtureCS`, "plugin", "blend"); the
+batch twin over many replicates is :mod:`verdictpack.core._adaptive_batch`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from verdictpack._errors import InputError
 from verdictpack._validate import closed_unit, open_interval
 from verdictpack.core._mixture import MixtureCS, MixtureSpec
 
-__all__ = ["BET_CAP", "BlendCS", "PlugInCS", "log_capital", "plugin_bets"]
+__all__ = [
+    "BETS",
+    "BET_CAP",
+    "Bets",
+    "BlendCS",
+    "PlugInCS",
+    "check_bets",
+    "log_capital",
+    "make_cs",
+    "plugin_bets",
+]
+
+Bets = Literal["grid", "plugin", "blend"]
+#: the bets a stream's confidence sequence may use, by name ("grid" the default)
+BETS: tuple[Bets, ...] = ("grid", "plugin", "blend")
 
 #: c: a bet is at most c/m (c/(1 − m)), so each factor stays at least 1 − c > 0
 BET_CAP = 0.75
@@ -85,8 +105,28 @@ def log_capital(
     return out
 
 
+def check_bets(value: Any) -> Bets:
+    """The bets' name, or InputError naming the parameter, the allowed names and the value."""
+    for name in BETS:
+        if value == name:
+            return name
+    raise InputError("bets", " or ".join(f'"{b}"' for b in BETS), value)
+
+
+def make_cs(bets: str, alpha: float, spec: MixtureSpec | None = None) -> MixtureCS | PlugInCS:
+    """One stream's confidence sequence at per-tail ``alpha`` with the bets named ``bets``."""
+    name = check_bets(bets)
+    if name == "grid":
+        return MixtureCS(alpha, spec)
+    if name == "plugin":
+        return PlugInCS(alpha)
+    return BlendCS(alpha, spec)
+
+
 class PlugInCS:
     """Scalar confidence sequence for one stream in [0, 1] with predictable plug-in bets."""
+
+    _moved = False  # whether the last update moved a bound (the trackers' refresh test)
 
     def __init__(self, alpha: float, cap: float = BET_CAP) -> None:
         self._alpha = open_interval("alpha", alpha, 0.0, 0.5, "a per-tail level in (0, 0.5)")
@@ -138,26 +178,30 @@ class PlugInCS:
         self._x.append(x)
         self._sum += x
         self._dev += (x - (0.5 + self._sum) / (n + 1.0)) ** 2
-        self._move(0)
-        self._move(1)
+        moved = self._move(0)
+        self._moved = self._move(1) or moved
+
+    def _add(self, x: float) -> None:
+        self.update(x)
 
     def extend(self, xs: Iterable[float]) -> None:
         for x in xs:
             self.update(x)
 
-    def _move(self, side: int) -> None:
-        """Side 0: raise the lower bound while K⁺ at it reaches 1/a; side 1: lower the upper."""
+    def _move(self, side: int) -> bool:
+        """Side 0: raise the lower bound while K⁺ at it reaches 1/a; side 1: lower the upper.
+        Whether the bound was searched."""
         sign = 1.0 if side == 0 else -1.0
         start = self._b[side]
         if self._log_capital(start, sign) < self._logc:
-            return  # the bound does not move
+            return False  # the bound does not move
         # rejected at ``start``; the root lies between it and the other end (or the far end
         # itself is rejected: the bound passes it, an empty interval)
         lo, hi = (start, 1.0) if side == 0 else (0.0, start)
         far = hi if side == 0 else lo
         if self._log_capital(far, sign) >= self._logc:
             self._b[side] = far + (_OUTWARD if side == 0 else -_OUTWARD)
-            return
+            return True
         for _ in range(_BISECT):  # keep: rejected end and accepted end
             mid = 0.5 * (lo + hi)
             if mid in (lo, hi):
@@ -174,6 +218,7 @@ class PlugInCS:
             self._b[0] = max(self._b[0], start)
         else:
             self._b[1] = min(self._b[1], start)
+        return True
 
 
 class BlendCS(PlugInCS):

@@ -19,7 +19,10 @@
  *     intersected with the previous bound), and otherwise the safeguarded E-space Newton from
  *     the conservative side with bisection on its bracket (_mixture._advance_newton);
  *   - tracker rows (mode 1 = corners, 2 = hybrid) also keep the h-interval, the empty flag and
- *     the roots consumed; classify() is _hinterval.classify on codes.
+ *     the roots consumed; classify() is _hinterval.classify on codes;
+ *   - plug_observe and plug_log_e: the plug-in and blend bets of _adaptive_batch (its docstring
+ *     has the search), their state in that module's arrays (passed one by one); libm's logs,
+ *     vlog for the blend's grid half.
  *
  * Replicates never interact, so a row's numbers do not depend on which rows share the array or
  * the call (the battery's blocks, workers and threads cannot change them). Compiled with
@@ -813,6 +816,360 @@ done:
     return res;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* plug-in and blend bets: verdictpack.core._adaptive_batch's _PlugBank, one row at a time      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A plug-in bank's state (the Python arrays, C order; R replicates, n streams, K grid bets):
+ * values[nv] of stream j; xi (R, W) int32 and bets (R, W) of stream j, the first t[j, r] entries
+ * the history of row r; t, sums, devs (n, R); counts (nv, R) of stream j; b, kp, ks (2n, R): the
+ * bound, the plug-in log capital at it and its slope; wg, gg (2n, K, R): the grid's log-wealth
+ * per bet at the bound and its slope (blend); lam, logw (K). */
+typedef struct {
+    const double *values, *lam, *logw;
+    int32_t *xi;
+    double *bets, *t, *sums, *devs, *counts, *b, *kp, *ks, *wg, *gg;
+    Py_ssize_t nv, r, w, k, n, j;
+    double logc, cap;
+    int blend;
+} Plug;
+
+#define PLUG_BLOCK 16
+#define PLUG_OUTWARD 1e-12 /* the scalar class's outward margin */
+#define PLUG_CLOSE 2e-13   /* a search stops once its bracket is this narrow */
+#define PLUG_NUDGE 1e-13   /* a step below half of this becomes this step across the root */
+#define PLUG_ITER 200
+
+/* The plug-in log capital of row r's history at m (sign sg) and its slope in m. The factors
+ * u >= 1 - cap > 0 of a block multiply into one log (a block with a huge factor, m near 0 or 1:
+ * its logs one by one); four lanes keep the chains independent. */
+static void plug_row(const Plug *pg, Py_ssize_t r, double m, double sg, double *val,
+                     double *slope) {
+    const Py_ssize_t len = (Py_ssize_t)pg->t[pg->j * pg->r + r];
+    const int32_t *xr = pg->xi + r * pg->w;
+    const double *br = pg->bets + r * pg->w, *values = pg->values;
+    const double room = sg > 0 ? m : 1.0 - m, lim = room > 0 ? pg->cap / room : INFINITY;
+    double v = 0.0, d, dl[4] = {0.0, 0.0, 0.0, 0.0};
+    Py_ssize_t q = 0;
+    for (; q + PLUG_BLOCK <= len; q += PLUG_BLOCK) {
+        double pl[4] = {1.0, 1.0, 1.0, 1.0};
+        for (int e = 0; e < PLUG_BLOCK; e++) {
+            const double x = values[xr[q + e]], b = br[q + e];
+            const double lam = b > lim ? lim : b, u = sg * lam * (x - m) + 1.0;
+            pl[e & 3] *= u;
+            dl[e & 3] += (b > lim ? lam * (sg > 0 ? x : 1.0 - x) / room : b) / u;
+        }
+        const double prod = (pl[0] * pl[1]) * (pl[2] * pl[3]);
+        if (prod <= DBL_MAX) {
+            v += log(prod);
+            continue;
+        }
+        for (int e = 0; e < PLUG_BLOCK; e++) {
+            const double x = values[xr[q + e]], b = br[q + e];
+            v += log1p(sg * (b > lim ? lim : b) * (x - m));
+        }
+    }
+    d = (dl[0] + dl[1]) + (dl[2] + dl[3]);
+    for (; q < len; q++) {
+        const double x = values[xr[q]], b = br[q];
+        const double lam = b > lim ? lim : b, f = sg * lam * (x - m);
+        v += log1p(f);
+        d += (b > lim ? lam * (sg > 0 ? x : 1.0 - x) / room : b) / (f + 1.0);
+    }
+    *val = v;
+    *slope = -sg * d;
+}
+
+/* The grid's log-wealth per bet at m from row r's counts, and its slope (K each). */
+static void plug_grid(const Plug *pg, Py_ssize_t r, double m, double sg, double *w, double *g) {
+    double u[64], lg[64], c[64]; /* the values seen, 64 at a time, their logs by vlog */
+    for (Py_ssize_t k = 0; k < pg->k; k++) w[k] = g[k] = 0.0;
+    for (Py_ssize_t v0 = 0; v0 < pg->nv; v0 += 64) {
+        const Py_ssize_t v1 = pg->nv - v0 < 64 ? pg->nv : v0 + 64;
+        for (Py_ssize_t k = 0; k < pg->k; k++) {
+            const double sl = sg * pg->lam[k];
+            int n = 0;
+            for (Py_ssize_t v = v0; v < v1; v++) {
+                if (pg->counts[v * pg->r + r] == 0.0) continue;
+                c[n] = pg->counts[v * pg->r + r];
+                u[n++] = 1.0 + sl * (pg->values[v] - m);
+            }
+            vlog(u, lg, n);
+            for (int i = 0; i < n; i++) {
+                w[k] += lg[i] * c[i];
+                g[k] += (-sl / u[i]) * c[i];
+            }
+        }
+    }
+}
+
+static double logaddexp(double a, double b) {
+    if (a == b) return a + M_LN2;
+    const double d = a - b;
+    return d > 0 ? a + log1p(exp(-d)) : b + log1p(exp(d));
+}
+
+/* The blend log((K_grid + K_plug) / 2) and its slope from the grid's per-bet state (strides
+ * `st` apart) and the plug-in half's value and slope. */
+static void plug_mix(const Plug *pg, const double *w, const double *g, Py_ssize_t st, double val,
+                     double slope, double *total, double *tslope) {
+    double top = -INFINITY, z = 0.0, eg = 0.0;
+    for (Py_ssize_t k = 0; k < pg->k; k++)
+        if (w[k * st] + pg->logw[k] > top) top = w[k * st] + pg->logw[k];
+    for (Py_ssize_t k = 0; k < pg->k; k++) {
+        const double e = exp(w[k * st] + pg->logw[k] - top);
+        z += e;
+        eg += e * g[k * st];
+    }
+    const double grid = top + log(z), out = logaddexp(grid, val), share = exp(grid - out);
+    *total = out - M_LN2;
+    *tslope = share * eg / z + (1.0 - share) * slope;
+}
+
+/* log K(m) of row r's bets and its slope, and those of the plug-in half alone. */
+static void plug_eval(const Plug *pg, Py_ssize_t r, double m, double sg, double *out) {
+    plug_row(pg, r, m, sg, &out[2], &out[3]);
+    out[0] = out[2];
+    out[1] = out[3];
+    if (pg->blend) {
+        double w[MAX_K], g[MAX_K];
+        plug_grid(pg, r, m, sg, w, g);
+        plug_mix(pg, w, g, 1, out[2], out[3], &out[0], &out[1]);
+    }
+}
+
+/* Move bound p of row r, whose capital at it reached 1/a: safeguarded Newton on the log capital
+ * inside the bracket [rejected end, accepted end], a nudge of PLUG_NUDGE across the root once a
+ * step falls below half of it (the Python docstring of _adaptive_batch). */
+static void plug_search(const Plug *pg, Py_ssize_t p, Py_ssize_t r) {
+    const Py_ssize_t i = p * pg->r + r, side = p % 2, kst = pg->r, kw = p * pg->k * pg->r + r;
+    const double sg = side == 0 ? 1.0 : -1.0, logc = pg->logc, far = side == 0 ? 1.0 : 0.0;
+    const double start = pg->b[i];
+    double pv = pg->kp[i], ps = pg->ks[i], val = pv, slope = ps, ev[4];
+    if (pg->blend) plug_mix(pg, pg->wg + kw, pg->gg + kw, kst, pv, ps, &val, &slope);
+    double rej = start, acc = far, m = start, h = val - logc, d = slope;
+    double older = fabs(acc - rej), last = older;
+    for (int it = 0; it < PLUG_ITER; it++) {
+        const double lo = rej < acc ? rej : acc, hi = rej < acc ? acc : rej;
+        const double mid = 0.5 * (lo + hi);
+        if (hi - lo <= PLUG_CLOSE || mid == lo || mid == hi) break;
+        double step = -h / d;
+        const double across = h >= 0.0 ? acc - rej : rej - acc;
+        const int tiny = fabs(step) < 0.5 * PLUG_NUDGE, slow = fabs(step) > 0.5 * older;
+        if (tiny) step = across > 0 ? PLUG_NUDGE : (across < 0 ? -PLUG_NUDGE : 0.0);
+        double cand = m + step;
+        if (!(isfinite(cand) && cand > lo && cand < hi && (tiny || !slow))) cand = mid;
+        older = last;
+        last = fabs(cand - m);
+        plug_eval(pg, r, cand, sg, ev);
+        m = cand;
+        h = ev[0] - logc;
+        d = ev[1];
+        if (ev[0] >= logc) {
+            rej = cand;
+            pv = ev[2];
+            ps = ev[3];
+        } else {
+            acc = cand;
+        }
+    }
+    double nb = side == 0 ? fmax(rej - PLUG_OUTWARD, start) : fmin(rej + PLUG_OUTWARD, start);
+    /* the capital at the new bound, a hair from the rejected end: first order suffices */
+    pg->kp[i] = pv + ps * (nb - rej);
+    pg->ks[i] = ps;
+    if (fabs(rej - far) <= 2.0 * PLUG_CLOSE) { /* is the far end itself rejected (crossed)? */
+        plug_eval(pg, r, far, sg, ev);
+        if (ev[0] >= logc) {
+            nb = far + (side == 0 ? PLUG_OUTWARD : -PLUG_OUTWARD);
+            plug_row(pg, r, nb, sg, &pg->kp[i], &pg->ks[i]);
+        }
+    }
+    pg->b[i] = nb;
+    if (pg->blend) {
+        double w[MAX_K], g[MAX_K];
+        plug_grid(pg, r, nb, sg, w, g);
+        for (Py_ssize_t k = 0; k < pg->k; k++) {
+            pg->wg[kw + k * kst] = w[k];
+            pg->gg[kw + k * kst] = g[k];
+        }
+    }
+}
+
+/* Row r of stream j observes values[vi]; whether a bound was searched. */
+static int plug_observe(const Plug *pg, Py_ssize_t r, int64_t vi) {
+    const Py_ssize_t jr = pg->j * pg->r + r;
+    const double x = pg->values[vi], n = pg->t[jr] + 1.0;
+    const double var = n == 1.0 ? 0.25 : (0.25 + pg->devs[jr]) / n;
+    const double bet = sqrt(2.0 * pg->logc / (var * n * log1p(n)));
+    const Py_ssize_t col = (Py_ssize_t)(n - 1.0);
+    pg->xi[r * pg->w + col] = (int32_t)vi;
+    pg->bets[r * pg->w + col] = bet;
+    const double total = pg->sums[jr] + x;
+    pg->sums[jr] = total;
+    const double dev = x - (0.5 + total) / (n + 1.0);
+    pg->devs[jr] += dev * dev;
+    pg->t[jr] = n;
+    pg->counts[vi * pg->r + r] += 1.0;
+    int moved = 0;
+    for (Py_ssize_t side = 0; side < 2; side++) {
+        const Py_ssize_t p = 2 * pg->j + side, i = p * pg->r + r, kw = p * pg->k * pg->r + r;
+        const double sg = side == 0 ? 1.0 : -1.0, b = pg->b[i];
+        const double room = sg > 0 ? b : 1.0 - b, lim = room > 0 ? pg->cap / room : INFINITY;
+        const double lam = bet > lim ? lim : bet, f = sg * lam * (x - b);
+        pg->kp[i] += log1p(f);
+        pg->ks[i] += -sg * ((bet > lim ? lam * (sg > 0 ? x : 1.0 - x) / room : bet) / (f + 1.0));
+        double cap = pg->kp[i], tslope;
+        if (pg->blend) {
+            for (Py_ssize_t k = 0; k < pg->k; k++) {
+                const double q = sg * pg->lam[k] * (x - b);
+                pg->wg[kw + k * pg->r] += log1p(q);
+                pg->gg[kw + k * pg->r] -= sg * pg->lam[k] / (1.0 + q);
+            }
+            /* log sum_k w_k e^W_k <= max_k (W_k + log w_k) + log K: below 1/a, no mix needed */
+            double top = -INFINITY;
+            for (Py_ssize_t k = 0; k < pg->k; k++)
+                if (pg->wg[kw + k * pg->r] + pg->logw[k] > top)
+                    top = pg->wg[kw + k * pg->r] + pg->logw[k];
+            if (fmax(top + log((double)pg->k), cap) >= pg->logc - 1e-9)
+                plug_mix(pg, pg->wg + kw, pg->gg + kw, pg->r, cap, cap, &cap, &tslope);
+        }
+        if (cap >= pg->logc) {
+            plug_search(pg, p, r);
+            moved = 1;
+        }
+    }
+    return moved;
+}
+
+/* The state tuple (values, xi, bets, t, sums, devs, counts, b, kp, ks, wg, gg, lam, logw) of
+ * stream j into pg, its sizes checked. */
+static int plug_unpack(Plug *pg, Py_buffer *bf, Py_ssize_t n, Py_ssize_t j, double logc,
+                       double cap, int blend) {
+    const Py_ssize_t D = (Py_ssize_t)sizeof(double);
+    pg->nv = bf[0].len / D;
+    pg->k = bf[12].len / D;
+    pg->n = n;
+    pg->j = j;
+    pg->r = n > 0 ? bf[3].len / (n * D) : 0;
+    pg->w = pg->r ? bf[1].len / (pg->r * (Py_ssize_t)sizeof(int32_t)) : 0;
+    const Py_ssize_t rn = pg->r * n;
+    if (n < 1 || j < 0 || j >= n || pg->k < 1 || pg->k > MAX_K || pg->nv < 1 || !(cap > 0.0) ||
+        !(cap < 1.0) ||
+        bf[1].len != pg->r * pg->w * (Py_ssize_t)sizeof(int32_t) ||
+        bf[2].len != pg->r * pg->w * D || bf[3].len != rn * D || bf[4].len != rn * D ||
+        bf[5].len != rn * D || bf[6].len != pg->nv * pg->r * D || bf[7].len != 2 * rn * D ||
+        bf[8].len != 2 * rn * D || bf[9].len != 2 * rn * D ||
+        bf[10].len != 2 * rn * pg->k * D || bf[11].len != 2 * rn * pg->k * D ||
+        bf[13].len != pg->k * D) {
+        PyErr_SetString(PyExc_ValueError, "plug: state sizes do not match");
+        return -1;
+    }
+    pg->values = bf[0].buf;
+    pg->xi = bf[1].buf;
+    pg->bets = bf[2].buf;
+    pg->t = bf[3].buf;
+    pg->sums = bf[4].buf;
+    pg->devs = bf[5].buf;
+    pg->counts = bf[6].buf;
+    pg->b = bf[7].buf;
+    pg->kp = bf[8].buf;
+    pg->ks = bf[9].buf;
+    pg->wg = bf[10].buf;
+    pg->gg = bf[11].buf;
+    pg->lam = bf[12].buf;
+    pg->logw = bf[13].buf;
+    pg->logc = logc;
+    pg->cap = cap;
+    pg->blend = blend;
+    /* xi is written here only (plug_observe, its indices checked): no history scan per call */
+    for (Py_ssize_t r = 0; r < pg->r; r++) {
+        const double t = pg->t[j * pg->r + r];
+        if (!(t >= 0.0 && t <= (double)pg->w)) {
+            PyErr_SetString(PyExc_ValueError, "plug: a history is longer than its buffer");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* flat, not a nested tuple: getargs sizes its cleanup list by the top-level items */
+#define PLUG_FMT "y*w*w*w*w*w*w*w*w*w*w*w*y*y*"
+#define PLUG_BUFS(b)                                                                         \
+    &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11],     \
+        &b[12], &b[13]
+
+/* plug_observe(*state, n, j, logc, cap, blend, rows, vidx, moved): rows[i] of stream j observe
+ * values[vidx[i]] (their histories have room for it); moved[i] whether a bound was searched. */
+static PyObject *py_plug_observe(PyObject *self, PyObject *args) {
+    Py_buffer bf[14], rb, vb, mb;
+    Py_ssize_t n, j;
+    double logc, cap;
+    int blend;
+    if (!PyArg_ParseTuple(args, PLUG_FMT "nnddpy*y*w*", PLUG_BUFS(bf), &n, &j, &logc, &cap,
+                          &blend, &rb, &vb, &mb))
+        return NULL;
+    PyObject *res = NULL;
+    Plug pg;
+    if (plug_unpack(&pg, bf, n, j, logc, cap, blend) < 0) goto done;
+    const Py_ssize_t nr = rb.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *rows = rb.buf, *vidx = vb.buf;
+    if (vb.len != rb.len || mb.len != nr) {
+        PyErr_SetString(PyExc_ValueError, "plug_observe: rows, vidx and moved differ in size");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        if (rows[i] < 0 || rows[i] >= pg.r || vidx[i] < 0 || vidx[i] >= pg.nv ||
+            pg.t[j * pg.r + rows[i]] >= (double)pg.w) {
+            PyErr_Format(PyExc_ValueError, "plug_observe: entry %zd out of range", i);
+            goto done;
+        }
+    }
+    uint8_t *moved = mb.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < nr; i++) moved[i] = (uint8_t)plug_observe(&pg, rows[i], vidx[i]);
+    Py_END_ALLOW_THREADS;
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    for (int i = 0; i < 14; i++) PyBuffer_Release(&bf[i]);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&mb);
+    return res;
+}
+
+/* plug_log_e(*state, n, j, logc, cap, blend, side, m, out): log K of every row of stream j at
+ * m[r] (side 0: the upper process, side 1: the lower). */
+static PyObject *py_plug_log_e(PyObject *self, PyObject *args) {
+    Py_buffer bf[14], mb, ob;
+    Py_ssize_t n, j, side;
+    double logc, cap;
+    int blend;
+    if (!PyArg_ParseTuple(args, PLUG_FMT "nnddpny*w*", PLUG_BUFS(bf), &n, &j, &logc, &cap, &blend,
+                          &side, &mb, &ob))
+        return NULL;
+    PyObject *res = NULL;
+    Plug pg;
+    if (plug_unpack(&pg, bf, n, j, logc, cap, blend) < 0) goto done;
+    if (mb.len != pg.r * (Py_ssize_t)sizeof(double) || ob.len != mb.len) {
+        PyErr_SetString(PyExc_ValueError, "plug_log_e: m and out must have one entry per row");
+        goto done;
+    }
+    const double *m = mb.buf;
+    double *out = ob.buf, ev[4];
+    for (Py_ssize_t r = 0; r < pg.r; r++) {
+        plug_eval(&pg, r, m[r], side == 0 ? 1.0 : -1.0, ev);
+        out[r] = ev[0];
+    }
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    for (int i = 0; i < 14; i++) PyBuffer_Release(&bf[i]);
+    PyBuffer_Release(&mb);
+    PyBuffer_Release(&ob);
+    return res;
+}
+
 /* logs(x, out): the kernel's log of positive normal numbers (exposed for its accuracy test). */
 static PyObject *py_logs(PyObject *self, PyObject *args) {
     Py_buffer xb, ob;
@@ -840,6 +1197,10 @@ done:
 }
 
 static PyMethodDef methods[] = {
+    {"plug_observe", py_plug_observe, METH_VARARGS,
+     "plug_observe(*state, n, j, logc, cap, blend, rows, vidx, moved)"},
+    {"plug_log_e", py_plug_log_e, METH_VARARGS,
+     "plug_log_e(*state, n, j, logc, cap, blend, side, m, out)"},
     {"logs", py_logs, METH_VARARGS, "logs(x, out): the kernel's log (positive normal x only)"},
     {"layout", py_layout, METH_VARARGS, "layout(ispec) -> offsets of a state row"},
     {"init", py_init, METH_VARARGS, "init(fspec, ispec, state): fresh rows"},

@@ -211,6 +211,23 @@ class _Bank:
         self.searches += counters.sum(axis=0)
         return codes
 
+    def trace(self, m: NDArray[Any], h: NDArray[Any], present: NDArray[Any]) -> FloatArray:
+        """Tracker banks: replicate 0 consumes every root; (T, S + 2) bounds and h-interval
+        after each root (:meth:`~verdictpack.core._tracker.BatchHTracker.trace`)."""
+        out = np.empty((m.size, self.s + 2), dtype=np.float64)
+        try:
+            self._kernel.trace(
+                self.fspec, self.ispec, self.state, m, h, present, out, self.searches
+            )
+        except ValueError as exc:
+            raise InputError("m_index, h_index", "indices into the supports", str(exc)) from None
+        return out
+
+    def spread_first(self) -> None:
+        """Every replicate takes replicate 0's state."""
+        self.state[1:] = self.state[0]
+        self.last[1:] = self.last[0]
+
     # -- e-values --------------------------------------------------------------------------
     def log_e(self, j: int, m: ArrayLike, side: int) -> FloatArray:
         arr = np.asarray(m, dtype=np.float64)

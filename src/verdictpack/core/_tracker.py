@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from verdictpack._errors import InputError
 from verdictpack._validate import int_at_least
+from verdictpack.core._adaptive import Bets, check_bets, make_cs
+from verdictpack.core._adaptive_batch import _PlugBank
 from verdictpack.core._hinterval import (
     Verdict,
     _corners_py,
@@ -26,10 +28,10 @@ from verdictpack.core._hinterval import (
 )
 from verdictpack.core._mixture import (
     BoolArray,
+    ConfidenceSequence,
     Construction,
     FloatArray,
     IntArray,
-    MixtureCS,
     MixtureSpec,
     _check_alpha,
     _check_construction,
@@ -72,13 +74,24 @@ def _stream_alphas(
     return _check_alpha(pair[0], "hybrid_alphas[0]"), _check_alpha(pair[1], "hybrid_alphas[1]")
 
 
-_CS = TypeVar("_CS", "MixtureCS", "BatchMixtureCS")
+class ScalarCS(ConfidenceSequence, Protocol):
+    """What :class:`HTracker` reads of a scalar stream (:func:`~verdictpack.core._adaptive.
+    make_cs`): its running bounds, whether its last observation moved them, and ``_add``."""
+
+    _b: list[float]
+    _moved: bool
+
+    def _add(self, x: float) -> None: ...
+
+
+_CS = TypeVar("_CS", "ScalarCS", "BatchMixtureCS")
 
 
 class _TrackerSettings(Generic[_CS]):
     """What both trackers share: the construction, its alphas, the threshold, the provable
-    error per side of the h-interval (2·a_MH for the corners, 4·a_MH + a_D for the hybrid) and
-    the stream confidence sequences (scalar or batch)."""
+    error per side of the h-interval (2·a_MH for the corners, 4·a_MH + a_D for the hybrid), the
+    bets of the streams (:data:`~verdictpack.core._adaptive.BETS`) and the stream confidence
+    sequences (scalar or batch)."""
 
     _model: _CS
     _human: _CS
@@ -87,6 +100,7 @@ class _TrackerSettings(Generic[_CS]):
     _alpha: float
     _threshold: float
     _spec: MixtureSpec
+    _bets: Bets
     _error_per_side: float
 
     def _configure(
@@ -96,8 +110,10 @@ class _TrackerSettings(Generic[_CS]):
         spec: MixtureSpec | None,
         threshold: float,
         hybrid_alphas: Sequence[float] | None,
+        bets: str,
     ) -> tuple[float, float | None]:
         """Validate and store the settings; return (per-tail alpha of M and H, of D or None)."""
+        self._bets = check_bets(bets)
         self._construction = _check_construction(construction)
         self._alpha = _check_alpha(alpha)
         self._threshold = _check_threshold(threshold)
@@ -113,6 +129,10 @@ class _TrackerSettings(Generic[_CS]):
     @property
     def alpha(self) -> float:
         return self._alpha
+
+    @property
+    def bets(self) -> Bets:
+        return self._bets
 
     @property
     def threshold(self) -> float:
@@ -137,7 +157,7 @@ class _TrackerSettings(Generic[_CS]):
         return self._diff
 
 
-class HTracker(_TrackerSettings[MixtureCS]):
+class HTracker(_TrackerSettings[ScalarCS]):
     """Scalar tracker of one construct: model and human streams (and D for the hybrid).
 
     ``update(m, h)`` consumes one root: ``m`` always feeds the model stream; when ``h`` is given
@@ -145,6 +165,7 @@ class HTracker(_TrackerSettings[MixtureCS]):
     ``alpha`` is the per-tail level a of the corners; the hybrid uses ``hybrid_alphas``
     (default (a/4, a): M and H at a/4 per tail, D at a), which keeps the provable error per side
     of the h-interval at 2a (see the module doc). ``error_per_side`` states the bound in force.
+    ``bets`` names every stream's bets (:func:`~verdictpack.core._adaptive.make_cs`).
     """
 
     def __init__(
@@ -155,11 +176,12 @@ class HTracker(_TrackerSettings[MixtureCS]):
         threshold: float,
         *,
         hybrid_alphas: Sequence[float] | None = None,
+        bets: str = "grid",
     ) -> None:
-        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas)
-        self._model = MixtureCS(a_mh, self._spec)
-        self._human = MixtureCS(a_mh, self._spec)
-        self._diff = MixtureCS(a_d, self._spec) if a_d is not None else None
+        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas, bets)
+        self._model: ScalarCS = make_cs(self._bets, a_mh, self._spec)
+        self._human: ScalarCS = make_cs(self._bets, a_mh, self._spec)
+        self._diff = make_cs(self._bets, a_d, self._spec) if a_d is not None else None
         self._h_lo = -math.pi
         self._h_hi = math.pi
         self._empty = False
@@ -261,7 +283,8 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
     pairs). ``verdict_codes(at_cap)`` classifies all replicates (codes index ``VERDICT_CODES``).
     The streams run in one compiled engine; ``model``, ``human`` and ``diff`` are
     :class:`BatchMixtureCS` views of it. :meth:`run` takes whole replicates to their verdicts
-    in one call.
+    in one call. ``bets`` other than "grid" run the plug-in bank of
+    :mod:`verdictpack.core._adaptive_batch` instead (same interface, the scalar bounds).
     """
 
     def __init__(
@@ -275,9 +298,10 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         human_support: ArrayLike,
         *,
         hybrid_alphas: Sequence[float] | None = None,
+        bets: str = "grid",
     ) -> None:
         self._r = _check_replicates(n_replicates)
-        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas)
+        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas, bets)
         ms = _check_support(model_support, "model_support")
         hs = _check_support(human_support, "human_support")
         supports = [ms, hs]
@@ -290,15 +314,16 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
             supports.append(d_support)
             alphas.append(a_d)
         self._nh = hs.size
-        self._bank = _Bank(
-            self._r,
-            self._spec,
-            supports,
-            alphas,
-            mode=1 if a_d is None else 2,
-            threshold=self._threshold,
-            d_flat=None if a_d is None else self._d_flat,
-        )
+        mode = 1 if a_d is None else 2
+        d_flat = None if a_d is None else self._d_flat
+        args = (self._r, self._spec, supports, alphas)
+        if self._bets == "grid":
+            self._bank = _Bank(*args, mode=mode, threshold=self._threshold, d_flat=d_flat)
+        else:
+            blend = self._bets == "blend"
+            self._bank = _PlugBank(
+                *args, mode=mode, threshold=self._threshold, d_flat=d_flat, blend=blend
+            )
         self._model = BatchMixtureCS._view(self._bank, 0, a_mh, self._spec)
         self._human = BatchMixtureCS._view(self._bank, 1, a_mh, self._spec)
         self._diff = None
@@ -425,20 +450,14 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
             raise InputError(
                 "m_index, h_index, h_present", "three 1-d arrays of one length", (m.shape, h.shape)
             )
-        bank = self._bank
-        out = np.empty((m.size, bank.s + 2), dtype=np.float64)
-        try:
-            bank._kernel.trace(bank.fspec, bank.ispec, bank.state, m, h, p, out, bank.searches)
-        except ValueError as exc:
-            raise InputError("m_index, h_index", "indices into the supports", str(exc)) from None
-        return out[:, : bank.s], out[:, bank.s], out[:, bank.s + 1]
+        s = self._bank.s
+        out = self._bank.trace(m, h, p)
+        return out[:, :s], out[:, s], out[:, s + 1]
 
     def spread_first(self) -> None:
         """Every replicate takes replicate 0's state: R continuations of one observed prefix
         (feed the prefix to replicate 0 alone with ``active``, then spread it)."""
-        bank = self._bank
-        bank.state[1:] = bank.state[0]
-        bank.last[1:] = bank.last[0]
+        self._bank.spread_first()
 
     def verdict_codes(
         self, at_cap: ArrayLike = False, instrument_valid: ArrayLike = True

@@ -41,8 +41,8 @@ from verdictpack.core._hinterval import (
     corners_h_interval,
     hybrid_h_interval,
 )
-from verdictpack.core._mixture import MixtureCS, MixtureSpec
-from verdictpack.core._tracker import BatchHTracker, HTracker
+from verdictpack.core._mixture import MixtureSpec
+from verdictpack.core._tracker import BatchHTracker, HTracker, ScalarCS
 
 __all__ = [
     "TRACKS",
@@ -82,8 +82,9 @@ class TrackResult:
 class TrackSettings:
     """What the three tracks run on: the registered ``construction`` and the comparison one
     (``other``), the per-tail level ``alpha``, the bet grid ``spec``, the governing threshold
-    ``threshold_h`` and the extension minimum ``extension_h``, and each track's claim
-    (``claims``, keys :data:`TRACKS`)."""
+    ``threshold_h`` and the extension minimum ``extension_h``, each track's claim
+    (``claims``, keys :data:`TRACKS`) and the streams' ``bets``
+    (:data:`~verdictpack.core._adaptive.BETS`)."""
 
     construction: str
     other: str
@@ -92,6 +93,7 @@ class TrackSettings:
     threshold_h: float
     extension_h: float
     claims: Mapping[str, str]
+    bets: str = "grid"
 
 
 def _pair(v: Value) -> tuple[float, float]:
@@ -104,8 +106,15 @@ class BoundedHTracker:
     """An :class:`HTracker` over bounded values (module docstring): one tracker while every
     value is a number, two from the first interval on (a copy of the first at that moment)."""
 
-    def __init__(self, construction: str, alpha: float, spec: MixtureSpec, threshold: float):
-        self._a = HTracker(construction, alpha, spec, threshold)
+    def __init__(
+        self,
+        construction: str,
+        alpha: float,
+        spec: MixtureSpec,
+        threshold: float,
+        bets: str = "grid",
+    ):
+        self._a = HTracker(construction, alpha, spec, threshold, bets=bets)
         self._b: HTracker | None = None
         self._h = (-math.pi, math.pi)
         self._empty = False
@@ -141,7 +150,7 @@ class BoundedHTracker:
         return self._a
 
     @property
-    def model(self) -> MixtureCS:
+    def model(self) -> ScalarCS:
         """The model stream fed the lower values (all of it while nothing is bounded): its
         ``log_e_upper`` is the evidence above a mean that holds whatever the unknowns were."""
         return self._a.model
@@ -225,9 +234,9 @@ class TrackRun:
     def __init__(self, settings: TrackSettings) -> None:
         s = settings
         self.trackers: dict[str, BoundedHTracker] = {
-            "registered": BoundedHTracker(s.construction, s.alpha, s.spec, s.threshold_h),
-            "extension": BoundedHTracker(s.construction, s.alpha, s.spec, s.extension_h),
-            "comparison": BoundedHTracker(s.other, s.alpha, s.spec, s.threshold_h),
+            "registered": BoundedHTracker(s.construction, s.alpha, s.spec, s.threshold_h, s.bets),
+            "extension": BoundedHTracker(s.construction, s.alpha, s.spec, s.extension_h, s.bets),
+            "comparison": BoundedHTracker(s.other, s.alpha, s.spec, s.threshold_h, s.bets),
         }
         self.claims = MappingProxyType({t: s.claims[t] for t in TRACKS})
         self._verdicts: dict[str, TrackResult] = {}
@@ -395,7 +404,7 @@ class TrackTrace:
         for name, (track_con, thr) in by_track.items():
             traces = []
             for mi, hi in feeds:
-                bt = BatchHTracker(1, track_con, alpha, spec, thr, ms, hs)
+                bt = BatchHTracker(1, track_con, alpha, spec, thr, ms, hs, bets=settings.bets)
                 traces.append(bt.trace(mi, hi, present))
             self.error_per_side[name] = bt.error_per_side
             alphas = {"model": bt.model.alpha, "human": bt.human.alpha}

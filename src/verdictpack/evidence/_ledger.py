@@ -86,11 +86,7 @@ from typing import Any
 from verdictpack._errors import InputError
 from verdictpack.evidence._ledger_chain import Chain, table_of
 from verdictpack.evidence._ledger_chain import damaged as _damaged
-from verdictpack.evidence._ledger_chain import verify as verify_chain
-from verdictpack.evidence._ledger_guard import (
-    _check_secrets,
-    _guard,
-)
+from verdictpack.evidence._ledger_guard import _check_secrets, _guard
 from verdictpack.evidence._ledger_records import (
     Answer,
     Attempt,
@@ -112,7 +108,7 @@ from verdictpack.evidence._ledger_schema import (
     _float,
     _key,
     _nonneg,
-    _schema_statements,
+    _prepare,
     _text,
     _unit,
     _units,
@@ -141,12 +137,6 @@ __all__ = [
 LEDGER_FILENAME = "ledger.sqlite"
 ORDERS = ("treatment_first", "null_first")
 EXTRACTION_PATHS = ("logprobs", "structured", "parser", "none")
-# "VPLG": marks the file as a verdictpack ledger (PRAGMA application_id)
-_APPLICATION_ID = 0x56504C47
-# 2: a commit holds M_i and H_i as bounds (unknown answers bounded both ways); 3: every call that
-# may be billed is in ``sent`` before it leaves and in ``settled`` once its cost is known; 4: every
-# row is linked into the hash chain (:mod:`verdictpack.evidence._ledger_chain`)
-_SCHEMA_VERSION = 4
 _MISMATCH = "a study never mixes manifests; start a fresh study in a new folder"
 
 
@@ -780,55 +770,3 @@ _ANSWER_SELECT = (
 def _ledger_path(path: Path | str) -> Path:
     p = Path(path)
     return p / LEDGER_FILENAME if p.is_dir() else p
-
-
-def _prepare(
-    conn: sqlite3.Connection, path: Path, create: tuple[str, str] | None
-) -> tuple[str, str]:
-    """Set the pragmas, create the schema in a new file (when ``create`` gives the manifest
-    hash and text), check the file is a ledger; return its stored manifest hash and text."""
-    try:
-        if create is not None:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if mode != "wal":
-                raise LedgerError(f"ledger {path}: cannot use WAL journal mode (got {mode!r})")
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA recursive_triggers=ON")
-        app = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise LedgerError(f"ledger {path}: {_damaged(exc)}") from None
-    if create is not None and app == 0 and version == 0 and tables == 0:
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for stmt in _schema_statements():
-                conn.execute(stmt)
-            chain = Chain.start(conn)
-            cur = conn.execute("INSERT INTO manifest (hash, json) VALUES (?, ?)", create)
-            chain.append(conn, "manifest", int(cur.lastrowid or 0))
-            conn.execute(f"PRAGMA application_id={_APPLICATION_ID}")
-            conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        return create
-    if app != _APPLICATION_ID:
-        raise LedgerError(f"ledger {path}: this SQLite file is not a verdictpack ledger")
-    if version != _SCHEMA_VERSION:
-        raise LedgerError(
-            f"ledger {path}: schema version {version}; this verdictpack reads version "
-            f"{_SCHEMA_VERSION}"
-        )
-    try:
-        broken = verify_chain(conn)
-        rows = conn.execute("SELECT hash, json FROM manifest").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise LedgerError(f"ledger {path}: {_damaged(exc)}") from None
-    if broken is not None:
-        raise LedgerError(f"ledger {path}: {broken}")
-    if len(rows) != 1:
-        raise LedgerError(f"ledger {path}: holds {len(rows)} manifests; expected exactly one")
-    return str(rows[0][0]), str(rows[0][1])

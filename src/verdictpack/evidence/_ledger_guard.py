@@ -8,9 +8,7 @@ import functools
 from collections.abc import Sequence
 
 from verdictpack._errors import InputError
-from verdictpack.evidence._ledger_records import (
-    LedgerError,
-)
+from verdictpack.evidence._ledger_records import LedgerError
 
 _MIN_SECRET = 8
 

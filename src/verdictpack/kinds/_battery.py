@@ -42,6 +42,7 @@ from verdictpack.config._blocks import (
     SequentialSpec,
     build_sequential,
     currency_field,
+    human_icc_rule,
     route_rules,
 )
 from verdictpack.config._compiler import (
@@ -293,6 +294,14 @@ RULES = (
     *route_rules(),
     CrossRule(at=(), check=_design_checks),
     CrossRule(at=(), check=grid_checks),
+    human_icc_rule(
+        ("human",),
+        lambda c: [
+            0.5 if s.stress_stream_correlation is None else s.stress_stream_correlation
+            for s in c.scenarios  # 0.5: make_scenario's stress_stream_correlation default
+            if s.name == "correlated_stress"
+        ],
+    ),
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -515,6 +524,7 @@ def run_battery(
                 "comparison_construction": sequential.other_construction(),
                 "lambdas": list(sequential.spec.lambdas),
                 "weights": list(sequential.spec.weights or ()),
+                **sequential.bets_record(),
                 "per_tail_alpha": construct.per_tail_alpha,
                 "cap_roots": sequential.cap_roots,
                 "fixed_n_roots": design.fixed_n,

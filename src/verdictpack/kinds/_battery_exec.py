@@ -16,13 +16,7 @@ from verdictpack._parallel import set_parent_death_signal, usable_cpus
 from verdictpack._rng import block_streams
 from verdictpack.kinds._base import ProgressHook, RunOptions
 from verdictpack.simulate._judges import TruthScenario
-from verdictpack.simulate._operating import (
-    BlockOutcome,
-    Cell,
-    Job,
-    RouteDesign,
-    run_cells,
-)
+from verdictpack.simulate._operating import BlockOutcome, Cell, Job, RouteDesign, run_cells
 
 DASK_HINT = "pip install 'verdictpack[dask]'"
 

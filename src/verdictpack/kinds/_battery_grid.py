@@ -284,6 +284,7 @@ def fixed_n_power(design: RouteDesign, scenario: TruthScenario) -> FixedNPower:
         scenario,
         design.construct.human_baseline_rate,
         design.human_judgments_per_root,
+        design.human_icc,
     )
     mean_d = float(m.model_mean) - float(m.human_mean)
     var_d = float(m.model_variance) + float(m.human_variance) - 2.0 * float(m.covariance)

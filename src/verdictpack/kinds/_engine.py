@@ -302,6 +302,7 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
     human_spec = HumanSpec(
         judgments_per_root=config.human.judgments_per_root,
         cost_per_judgment=human_price,
+        icc=config.human.icc,
     )
     # the design a config's route rule proved (route_rules)
     design = route_design(
@@ -339,6 +340,7 @@ def simulated_source(config: EngineConfig, plan: EnginePlan) -> SimulatedPanelSo
         plan.construct.human_baseline_rate,
         config.human.judgments_per_root,
         stream(config.seed, "engine/evidence"),
+        human_icc=config.human.icc,
     )
 
 
@@ -367,6 +369,7 @@ def run_sequential(
                 construct.governing_threshold_h,
                 construct.extension_minimum_h,
                 claims,
+                sequential.bets,
             )
         )
     rows: list[dict[str, Any]] = []
@@ -509,6 +512,7 @@ def run_engine(
                 "comparison_construction": sequential.other_construction(),
                 "lambdas": list(sequential.spec.lambdas),
                 "weights": list(sequential.spec.weights or ()),
+                **sequential.bets_record(),
                 "per_tail_alpha": a_tail,
                 "stream_alphas": tracks.stream_alphas,
                 "error_per_side": tracks.error_per_side,

@@ -10,30 +10,16 @@ from typing import Any
 
 from verdictpack._results import Quantity
 from verdictpack._rng import stream
-from verdictpack.config._compiler import (
-    Construct,
-)
+from verdictpack.config._compiler import Construct
 from verdictpack.config._refusals import Loc, Refusals, governing_loc
 from verdictpack.core._tracks import TrackRun
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
-from verdictpack.kinds._engine_model import (
-    ConfoundArm,
-    EngineConfig,
-)
-from verdictpack.simulate._human import (
-    simulate_gate_pass_rate,
-)
-from verdictpack.simulate._judges import (
-    Panel,
-    TruthScenario,
-    judge_rates,
-    make_scenario,
-)
+from verdictpack.kinds._engine_model import ConfoundArm, EngineConfig
+from verdictpack.simulate._human import simulate_gate_pass_rate
+from verdictpack.simulate._judges import Panel, TruthScenario, judge_rates, make_scenario
 from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 from verdictpack.simulate._routes import BLOCK_SIZE
-from verdictpack.stimuli import (
-    GeneratedStimulus,
-)
+from verdictpack.stimuli import GeneratedStimulus
 
 _ARM_DESIGNS = {
     "position": (

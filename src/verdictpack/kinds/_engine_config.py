@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from verdictpack.config._blocks import (
     MAX_COST,
     HumanPrices,
+    human_icc_field,
     kappa_bound_level_field,
     kappa_min_field,
 )
@@ -117,6 +118,7 @@ class EngineHumanSpec(StrictModel):
         description=f"price of one human judgment, at most {MAX_COST:.0e} (default: "
         "human.cost_per_touch)",
     )
+    icc: float | None = human_icc_field()
     audit: ReaderAuditSpec = Field(
         description="the reader-reconstruction audit: a kappa below kappa_min makes the verdict "
         "INSTRUMENT_INVALID"

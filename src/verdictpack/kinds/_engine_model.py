@@ -14,6 +14,7 @@ from verdictpack.config._blocks import (
     RoutesSpec,
     SequentialSpec,
     currency_field,
+    human_icc_rule,
     route_rules,
 )
 from verdictpack.config._compiler import (
@@ -87,6 +88,10 @@ RULES = (
     *panel_rules(("panel",)),
     *route_rules(),
     HUMAN_PRICES.rule(),
+    human_icc_rule(
+        ("human",),
+        lambda c: [c.truth.stress_stream_correlation * (c.truth.scenario == "correlated_stress")],
+    ),
 )
 
 # ----------------------------------------------------------------------------------------------

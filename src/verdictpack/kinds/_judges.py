@@ -31,6 +31,7 @@ from verdictpack.config._blocks import (
     SequentialSpec,
     build_sequential,
     currency_field,
+    human_icc_rule,
     route_rules,
 )
 from verdictpack.config._compiler import (
@@ -164,6 +165,13 @@ RULES = (
     *route_rules(),
     *panel_rules(("compositions",)),
     CrossRule(at=(), check=_world_rates),
+    human_icc_rule(
+        ("human",),
+        lambda c: [
+            c.worlds.effect_present.stream_correlation,
+            c.worlds.effect_absent.stream_correlation,
+        ],
+    ),
 )
 
 
@@ -273,6 +281,7 @@ def run_judges(
             {
                 "construction": sequential.construction,
                 "lambdas": list(sequential.spec.lambdas),
+                **sequential.bets_record(),
                 "cap_roots": sequential.cap_roots,
                 "replicates": config.replicates,
             },

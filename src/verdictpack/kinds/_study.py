@@ -523,6 +523,7 @@ def _continuation(
             effect_scale=1.0 if report.human_rate is not None else 0.0,
             prefix_m_upper=values.m_hi,
             prefix_h_upper=values.h_hi,
+            bets=sequential.bets,
         )
 
 
@@ -545,6 +546,7 @@ def track_settings(construct: Construct, sequential: SequentialSettings) -> Trac
         threshold_h=construct.governing_threshold_h,
         extension_h=construct.extension_minimum_h,
         claims=track_claims(construct),
+        bets=sequential.bets,
     )
 
 
@@ -656,6 +658,7 @@ def run_study(
         "comparison_construction": sequential.other_construction(),
         "lambdas": list(sequential.spec.lambdas),
         "weights": list(sequential.spec.weights or ()),
+        **sequential.bets_record(),
         "per_tail_alpha": construct.per_tail_alpha,
         "stream_alphas": stream_alphas,
         "hybrid_alphas": None if hybrid is None else [hybrid["model"], hybrid["diff"]],

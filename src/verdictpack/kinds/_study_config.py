@@ -22,18 +22,9 @@ from verdictpack.config._blocks import (
     kappa_bound_level_field,
     kappa_min_field,
 )
-from verdictpack.config._compiler import (
-    CrossRule,
-    SequentialConstruct,
-    StrictModel,
-    unique,
-)
+from verdictpack.config._compiler import CrossRule, SequentialConstruct, StrictModel, unique
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT
-from verdictpack.kinds._study_files import (
-    JudgmentFileSpec,
-    RelPath,
-    Text,
-)
+from verdictpack.kinds._study_files import JudgmentFileSpec, RelPath, Text
 
 # ----------------------------------------------------------------------------------------------
 # Config

@@ -3,7 +3,9 @@
 Each judge's rate and position bias with intervals taking the root as the unit (and its design
 effect beside them, :mod:`verdictpack.core._estimates`), its agreement with the other judges and
 with the humans, the panel's latent correlation and effective size, and the fitted panel as a
-config block (its values as estimated and each clip the simulator needed, named by field).
+config block (its values as estimated and each clip the simulator needed, named by field),
+and the humans' between-root heterogeneity ICC_H (:func:`verdictpack.core._icc.fit_icc`, on the
+roots with two or more human judgments; the human sheet ``--plan --sheets`` simulates with).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from verdictpack._errors import InputError
+from verdictpack._rng import stream
 from verdictpack.core._agreement import KappaResult, cohens_kappa
 from verdictpack.core._estimates import PanelEstimates, clustered_rate, estimate_panel
+from verdictpack.core._icc import fit_icc
 from verdictpack.evidence._assemble import Policy
 from verdictpack.evidence._table import RATER_KINDS, JudgmentTable
 from verdictpack.kinds._study_config import StudyConfig
@@ -80,6 +84,25 @@ class JudgesReport:
     # the simulator's block needed, by judge and field (simulate._fitted.fitted_panel_record)
     fitted_panel_estimated: dict[str, Any] | None = None
     fitted_panel_clips: tuple[dict[str, Any], ...] = ()
+    # the humans' vote ICC on roots with two or more human judgments: icc, ci, level, roots,
+    # votes, basis and (when icc is null) the reason (core._icc.fit_icc)
+    human_icc: dict[str, Any] | None = None
+
+
+def _human_icc(seed: int, root: Any, value: Any, level: float) -> dict[str, Any]:
+    """The humans' vote ICC and its cluster-bootstrap interval, on the run's own stream."""
+    fit = fit_icc(root, value, stream(seed, "study/human-icc"), level=level)
+    out: dict[str, Any] = {
+        "icc": fit.icc,
+        "ci": None if fit.ci is None else list(fit.ci),
+        "level": fit.level,
+        "roots": fit.roots,
+        "votes": fit.votes,
+        "basis": fit.basis,
+    }
+    if fit.icc is None:
+        out["reason"] = fit.reason
+    return out
 
 
 def _value_array(table: JudgmentTable, policy: Policy, kind: int) -> np.ndarray[Any, Any]:
@@ -129,6 +152,7 @@ def judges_report(
     human_rate = human_ci = None
     human_root = np.full(n_roots, np.nan)
     pooled = None
+    icc = _human_icc(config.seed, rank[hi], human_values[hi], est.level)
     if hi.size:
         pooled = clustered_rate(rank[hi], human_values[hi], level=est.level)
         human_rate = pooled.rate
@@ -242,4 +266,5 @@ def judges_report(
         human_rate_design_effect=None if pooled is None else pooled.design_effect,
         fitted_panel_estimated=record.get("estimated"),
         fitted_panel_clips=tuple(record.get("clips", ())),
+        human_icc=icc,
     )

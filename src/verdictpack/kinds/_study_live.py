@@ -159,7 +159,10 @@ def manifest(config: StudyConfig, prep: StudyPrepared) -> dict[str, Any]:
         "stimuli_sha256": stimuli.sha256,
         "gates": config.gates.model_dump(),
         "construct": config.construct_spec.model_dump(mode="json"),
-        "sequential": config.sequential.model_dump(mode="json"),
+        # the bets only when not the grid: ledgers written before the field resume unchanged
+        "sequential": config.sequential.model_dump(
+            mode="json", exclude=None if config.sequential.bets != "grid" else {"bets"}
+        ),
         "trials": config.panel.trials,
         "judges": judges,
         "root_order": list(prep.order),
@@ -605,8 +608,10 @@ class StudyPlan:
     within_budget: Any  # RootsToGo: P(a verdict within the budget's roots), or None
     human_rate: float = 0.5  # the humans' rate of the planned world
     human_rate_source: str = ""
+    human_icc: float | None = None  # the human sheet's vote ICC the plan simulates (fitted)
     cap: int = 0  # the one cap of the plan: its sentences and its route tables alike
     cap_reason: str = ""
+    allocation: Any = None  # (AllocationPlan, its ICC_H sentence): humans per root compared
 
 
 def _sheet_panel(
@@ -664,12 +669,15 @@ def plan_study(
     replicates: int = 2000,
 ) -> StudyPlan:
     """Every route of the study simulated from the judges' sheets in the world they describe
-    (effect scale 1), at the live judges' worst-case call prices; nothing is sent."""
+    (effect scale 1), at the live judges' worst-case call prices (file judges' and humans' at
+    their ``cost_per_judgment``); nothing is sent."""
     from verdictpack._rng import stream
     from verdictpack.config._blocks import HumanSpec, PanelSpec, RoutesSpec
     from verdictpack.evidence.live._prices import max_call_cost
     from verdictpack.evidence.live._prompts import render_messages
+    from verdictpack.kinds._study_allocation import plan_humans
     from verdictpack.simulate._continuation import roots_to_go
+    from verdictpack.simulate._fitted import sheet_human_icc
     from verdictpack.simulate._judges import TruthScenario
     from verdictpack.simulate._panels import build_panel
     from verdictpack.simulate._routes import route_design, simulate_scenario
@@ -684,14 +692,19 @@ def plan_study(
         messages = render_messages(j.prompt, sample, "treatment_first") if sample else []
         tokens = math.ceil(sum(len(m["content"]) for m in messages) / 3) + 16
         call_costs[j.name] = max_call_cost(j.price, tokens, j.sampling.max_tokens)
+    live_per_root = sum(call_costs.values()) * config.panel.trials * 2  # what budget.judges caps
+    for spec in config.panel.judges:  # a judge read from files: its price per judgment
+        call_costs.setdefault(spec.name, spec.cost_per_judgment)
     block, source_text = _sheet_panel(config, sheets, call_costs)
     human_rate, rate_source = _plan_human_rate(construct.human_baseline_rate, sheets)
+    human_icc = sheet_human_icc(sheets)
     panel = build_panel(PanelSpec.model_validate(block))
     per_root = sum(call_costs.values()) * config.panel.trials * 2
     scores = _scores(config, prep)
     has_h = ~np.isnan(scores.h_lo)
     coverage = float(has_h.mean()) if has_h.size else 0.0
     n_h = config.humans.judgments_per_root or 1
+    human_price = config.humans.cost_per_judgment
     budget = config.budget.judges
     # one cap for the whole plan: the config's cap, the admitted roots, the budget's roots
     horizon = min(sequential.cap_roots, len(prep.order))
@@ -701,8 +714,8 @@ def plan_study(
         else f"the {len(prep.order):,} admitted roots"
     )
     roots_budget = None
-    if budget is not None and per_root > 0:
-        roots_budget = min(int(budget // per_root), MAX_PLAN_ROOTS)
+    if budget is not None and live_per_root > 0:
+        roots_budget = min(int(budget // live_per_root), MAX_PLAN_ROOTS)
         if roots_budget < horizon:
             horizon = roots_budget
             reason = f"the judges' budget {budget:.6g}, which covers {roots_budget:,} roots"
@@ -710,7 +723,7 @@ def plan_study(
         route_design(
             construct,
             panel,
-            HumanSpec(judgments_per_root=n_h, cost_per_judgment=0.0),
+            HumanSpec(judgments_per_root=n_h, cost_per_judgment=human_price, icc=human_icc),
             dataclasses.replace(sequential, cap_roots=max(1, horizon)),
             RoutesSpec(sprt_beta=PLAN_SPRT_BETA, fixed_n_power=PLAN_FIXED_N_POWER),
         ),
@@ -736,8 +749,11 @@ def plan_study(
             horizon,
             stream(config.seed, "study/plan/budget"),
             effect_scale=1.0,
+            bets=sequential.bets,
             method="sheets",
+            human_icc=human_icc,
         )
+    allocation = plan_humans(config, prep, panel, sheets, per_root, human_rate, horizon, replicates)
     return StudyPlan(
         construct=construct,
         sheets_source=source_text,
@@ -751,8 +767,10 @@ def plan_study(
         within_budget=within,
         human_rate=human_rate,
         human_rate_source=rate_source,
+        human_icc=human_icc,
         cap=horizon,
         cap_reason=reason,
+        allocation=allocation,
     )
 
 

@@ -26,6 +26,7 @@ from verdictpack.config._blocks import (
     SequentialSpec,
     build_sequential,
     currency_field,
+    human_icc_rule,
     route_rules,
 )
 from verdictpack.config._compiler import (
@@ -105,7 +106,10 @@ class VerdictConfig(StrictModel):
     )
 
 
-RULES = (*route_rules(),)
+RULES = (
+    *route_rules(),
+    human_icc_rule(("streams", "human"), lambda c: [c.streams.stream_correlation]),
+)
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,7 @@ def run_verdict(
             {
                 "construction": sequential.construction,
                 "lambdas": list(sequential.spec.lambdas),
+                **sequential.bets_record(),
                 "cap_roots": sequential.cap_roots,
                 "replicates": config.replicates,
                 "block_size": BLOCK_SIZE,

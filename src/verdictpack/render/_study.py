@@ -9,7 +9,9 @@ from verdictpack._cells import csv_text
 from verdictpack._contract import results_document
 from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._study import StudyPrepared, StudyResult
+from verdictpack.kinds._study_allocation import FIELD
 from verdictpack.kinds._study_live import StudyPlan
+from verdictpack.render._allocation import allocation_section
 from verdictpack.render._markdown import (
     TRACK_HEADERS,
     construct_block,
@@ -319,6 +321,7 @@ def render_study_report(r: StudyResult) -> str:
         f"judgments on {j.human_roots:,} roots (design effect "
         f"{_opt(j.human_rate_design_effect, 2)}); latent correlation "
         f"{_opt(j.latent_correlation)}, effective panel size {_opt(j.effective_size, 2)}. "
+        f"{_human_icc_text(j.human_icc)}"
         "Fitted panel (fitted_panel.json, a `panel` block for the sizing, verdict and battery "
         f"kinds): {md_text(j.fitted_panel_note)}.\n"
     )
@@ -333,6 +336,19 @@ def render_study_report(r: StudyResult) -> str:
         )
     )
     return "\n".join(out).rstrip() + "\n"
+
+
+def _human_icc_text(icc: dict[str, Any] | None) -> str:
+    """The humans' between-root ICC sentence of the judges section (empty for an older result)."""
+    if not icc:
+        return ""
+    if icc.get("icc") is None:
+        return f"Humans' between-root ICC not estimated: {md_text(str(icc.get('reason', '')))}. "
+    return (
+        f"Humans' between-root ICC {_opt(icc['icc'])} {_iv(icc.get('ci'), 3)} "
+        f"on {icc['roots']:,} roots with two or more human judgments (one-way ANOVA, cluster "
+        "bootstrap; fitted_panel.json `human_icc`, the human sheet `--plan --sheets` uses). "
+    )
 
 
 def render_files(r: StudyResult) -> dict[str, str]:
@@ -387,7 +403,8 @@ def render_cost_csv(costs: Any) -> str:
 
 def fitted_panel_file(judges_report: dict[str, Any]) -> dict[str, Any]:
     """fitted_panel.json: the fitted panel block and, when the study had human judgments, the
-    humans' rate its sheets are written relative to (``--plan --sheets`` plans with both);
+    humans' rate its sheets are written relative to and the humans' vote ICC (``human_icc``;
+    ``--plan --sheets`` plans with all three);
     ``estimated``, the values as estimated (a negative position bias kept), and ``clips``,
     each field the simulator's block needed clipped (judge, field, estimated, written,
     reason)."""
@@ -397,6 +414,8 @@ def fitted_panel_file(judges_report: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"panel": fitted}
     if judges_report.get("human_rate") is not None:
         out["human_rate"] = judges_report["human_rate"]
+    if judges_report.get("human_icc") is not None:
+        out["human_icc"] = judges_report["human_icc"]
     out["estimated"] = judges_report.get("fitted_panel_estimated")
     out["clips"] = judges_report.get("fitted_panel_clips") or []
     return out
@@ -445,7 +464,13 @@ def render_plan(plan: StudyPlan) -> str:
     out.append(
         f"Simulated from {md_text(plan.sheets_source)}, in the world they describe (true h "
         f"{fmt_x(oc.true_h)}: model rate {fmt_p(oc.mu_model)}, human rate {fmt_p(oc.mu_human)}, "
-        f"the humans' rate from {md_text(plan.human_rate_source)}); {oc.replicates:,} "
+        f"the humans' rate from {md_text(plan.human_rate_source)}"
+        + (
+            ""
+            if plan.human_icc is None
+            else f"; the humans' between-root ICC {plan.human_icc:.3f}, fitted with the sheets"
+        )
+        + f"); {oc.replicates:,} "
         "replicates per "
         "route. Nothing was sent to any endpoint. Each verdict is scored from that true h: "
         "EFFECT_SUPPORTED is right iff h ≥ the threshold "
@@ -480,4 +505,7 @@ def render_plan(plan: StudyPlan) -> str:
     out.append(oc_table(oc))
     out.append(cost_table(oc))
     out.append(guarantees_table(oc))
+    if plan.allocation is not None:
+        allocation, icc_note = plan.allocation
+        out.append(allocation_section(allocation, icc_note, FIELD))
     return "\n".join(out).rstrip() + "\n"

@@ -152,11 +152,14 @@ def roots_to_go(
     *,
     prefix_m_upper: NDArray[np.float64] | None = None,
     prefix_h_upper: NDArray[np.float64] | None = None,
+    human_icc: float | None = None,
+    bets: str = "grid",
 ) -> RootsToGo:
     """Continue the observed prefix (NaN in ``prefix_h``: no human judgment) ``replicates``
     times, by ``method`` (module docstring; default ``"bootstrap"`` when the prefix holds a
     root, else ``"sheets"``). ``panel`` at ``effect_scale`` (1 for a panel fitted relative to
-    the humans' rate, whose observed world is scale 1) and ``human_rate`` drive ``"sheets"``.
+    the humans' rate, whose observed world is scale 1), ``human_rate`` and ``human_icc`` (the
+    human sheet's vote ICC, None for none) drive ``"sheets"``.
     With ``prefix_m_upper`` / ``prefix_h_upper`` the prefix holds bounds (``prefix_m`` and
     ``prefix_h`` the lower values; module docstring)."""
     r = int_at_least("replicates", replicates, 2)
@@ -190,8 +193,8 @@ def roots_to_go(
     rate = min(max(human_rate, 1e-6), 1.0 - 1e-6)
     if bounded:
         pair = _Bounded(
-            BatchHTracker(r, construction, alpha, spec, threshold, ms, hs),
-            BatchHTracker(r, construction, alpha, spec, threshold, ms, hs),
+            BatchHTracker(r, construction, alpha, spec, threshold, ms, hs, bets=bets),
+            BatchHTracker(r, construction, alpha, spec, threshold, ms, hs, bets=bets),
             threshold,
         )
         for k in range(n_obs):
@@ -214,7 +217,7 @@ def roots_to_go(
 
         block_of = _bounded_blocks(pair, draw_rows, m_idx, h_idx, has_h)
     else:
-        bt = BatchHTracker(r, construction, alpha, spec, threshold, ms, hs)
+        bt = BatchHTracker(r, construction, alpha, spec, threshold, ms, hs, bets=bets)
         zeros = np.zeros(r, np.int64)
         for mi, hi, present in zip(
             m_idx[0].tolist(), h_idx[0].tolist(), has_h.tolist(), strict=True
@@ -240,7 +243,7 @@ def roots_to_go(
             scenario = TruthScenario(name="fitted sheets", effect_scale=effect_scale)
 
             def draw(block: int) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.bool_]]:
-                mc, hc = simulate_panel(panel, scenario, rate, n_h, block, r, rng)
+                mc, hc = simulate_panel(panel, scenario, rate, n_h, block, r, rng, human_icc)
                 present = rng.random((r, block)) < human_coverage
                 return m_sim_idx[mc], h_sim_idx[hc], present
 

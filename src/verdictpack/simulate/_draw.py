@@ -18,6 +18,7 @@ from scipy import special
 
 from verdictpack._errors import InputError
 from verdictpack._validate import int_at_least, open_unit
+from verdictpack.core._icc import latent_for_icc
 from verdictpack.simulate._judges import (
     _RATE,
     Panel,
@@ -28,7 +29,7 @@ from verdictpack.simulate._judges import (
     scenario_panel,
 )
 
-__all__ = ["chunk_rows", "simulate_choices", "simulate_panel"]
+__all__ = ["chunk_rows", "human_root_weights", "simulate_choices", "simulate_panel"]
 
 _CHUNK_ROOTS: int = 1 << 16  # roots drawn per chunk (memory bound); part of the stream definition
 _DRAW_NORMALS: int = 1 << 22  # latents held at once while drawing a chunk (memory only)
@@ -46,9 +47,30 @@ class _Plan:
     cut_human: float
     stream_correlation: float
     n_h: int
+    # the human sheet (None: no item heterogeneity beyond the panel's, no V drawn): a and b of
+    # W = ρ_s·S + a·V + b·U, a² = r − ρ_s², b = √(1 − r), r solving the vote ICC (core._icc)
+    human_root: tuple[float, float] | None = None
 
 
-def _plan(panel: Panel, scenario: TruthScenario, human_rate: float, n_h: int) -> _Plan:
+def human_root_weights(
+    human_rate: float, stream_correlation: float, human_icc: float | None
+) -> tuple[float, float] | None:
+    """(a, b) of the humans' latent W = ρ_s·S + a·V + b·U for a vote intraclass correlation
+    ``human_icc`` at ``human_rate`` (None for None); InputError ``icc`` below what ρ_s gives."""
+    if human_icc is None:
+        return None
+    floor = stream_correlation * stream_correlation
+    r = latent_for_icc(human_rate, human_icc, floor)
+    return math.sqrt(max(r - floor, 0.0)), math.sqrt(max(1.0 - r, 0.0))
+
+
+def _plan(
+    panel: Panel,
+    scenario: TruthScenario,
+    human_rate: float,
+    n_h: int,
+    human_icc: float | None = None,
+) -> _Plan:
     p_h = open_unit("human_rate", human_rate, _RATE)
     nh = int_at_least("n_h", n_h, 1)
     run = scenario_panel(panel, scenario)
@@ -61,6 +83,7 @@ def _plan(panel: Panel, scenario: TruthScenario, human_rate: float, n_h: int) ->
         cut_human=_ndtri(p_h),
         stream_correlation=scenario.stream_correlation,
         n_h=nh,
+        human_root=human_root_weights(p_h, scenario.stream_correlation, human_icc),
     )
 
 
@@ -80,18 +103,30 @@ def _draw(
 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """One chunk of n roots: model choices (J, 2, n) and human choices (n_h, n).
 
-    Draw order: E (2J × n standard normals, row k = 2j + o), then U (n_h × n)."""
+    Draw order: E (2J × n standard normals, row k = 2j + o), then -- only with a human sheet
+    (an ICC) -- V (n, one per root, shared by its humans), then U (n_h × n)."""
     j = plan.n_judges
     raw = rng.standard_normal((2 * j, n)).reshape(j, 2, n)
     latent, overall = _apply_factor(plan.root_eigen, raw)
     model = latent < plan.cut_model
+    root = None if plan.human_root is None else rng.standard_normal(n)
     human_noise = rng.standard_normal((plan.n_h, n))
-    return model, _human_latent(plan, overall, human_noise) < plan.cut_human
+    return model, _human_latent(plan, overall, human_noise, root) < plan.cut_human
 
 
-def _human_latent(plan: _Plan, overall: NDArray[np.float64], noise: NDArray[np.float64]) -> Any:
-    """W = ρ_s·S + √(1 − ρ_s²)·U for rows of U, with S = 1ᵀE/√(2J) = √(2J)·Ē."""
+def _human_latent(
+    plan: _Plan,
+    overall: NDArray[np.float64],
+    noise: NDArray[np.float64],
+    root: NDArray[np.float64] | None = None,
+) -> Any:
+    """W = ρ_s·S + √(1 − ρ_s²)·U for rows of U, with S = 1ᵀE/√(2J) = √(2J)·Ē; with a human
+    sheet W = ρ_s·S + a·V + b·U (V = ``root``, one per root)."""
     rs = plan.stream_correlation
+    if plan.human_root is not None and root is not None:
+        a, b = plan.human_root
+        shared = math.sqrt(2.0 * plan.n_judges) * overall
+        return (rs * shared + a * root) + b * noise
     if rs == 0.0:
         return noise
     shared = math.sqrt(2.0 * plan.n_judges) * overall
@@ -108,7 +143,8 @@ def _draw_counts(
     (consecutive rows of the same C-ordered matrix, so the same normals). The overall mean Ē
     that every latent needs is summed in a first pass over the blocks in judge order (the order
     of numpy's reduction, so bit for bit the same), then the generator is rewound and the
-    blocks are drawn again to count the choices; U follows, also in blocks of rows.
+    blocks are drawn again to count the choices; V (with a human sheet) and U follow, U in
+    blocks of rows.
     """
     j = plan.n_judges
     per_block = max(1, _DRAW_NORMALS // (2 * n))
@@ -138,10 +174,11 @@ def _draw_counts(
         latent += ((s2 - s3) * judge_mean + (s1 - s2) * overall)[:, None, :]
         model_counts += (latent < plan.cut_model[lo:hi]).sum(axis=(0, 1))
     human_counts = np.zeros(n, dtype=np.int64)
+    root = None if plan.human_root is None else rng.standard_normal(n)
     rows = max(1, _DRAW_NORMALS // n)
     for lo in range(0, plan.n_h, rows):
         noise = rng.standard_normal((min(rows, plan.n_h - lo), n))
-        human_counts += (_human_latent(plan, overall, noise) < plan.cut_human).sum(axis=0)
+        human_counts += (_human_latent(plan, overall, noise, root) < plan.cut_human).sum(axis=0)
     return model_counts, human_counts
 
 
@@ -160,16 +197,18 @@ def simulate_panel(
     n_roots: int,
     n_replicates: int,
     rng: np.random.Generator,
+    human_icc: float | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(model_counts, human_counts), each int64 of shape (n_replicates, n_roots).
 
     model_counts[r, i] = k_i ∈ {0..2J}; human_counts[r, i] = h_i ∈ {0..n_h}. Vectorised in
     chunks of whole replicate rows (at most ``_CHUNK_ROOTS`` roots per chunk when n_roots allows).
+    ``human_icc``: the human sheet's vote ICC (None: the humans share only ρ_s's root latent).
     """
     gen = _generator(rng)
     n = int_at_least("n_roots", n_roots, 0)
     reps = int_at_least("n_replicates", n_replicates, 0)
-    plan = _plan(panel, scenario, human_rate, n_h)
+    plan = _plan(panel, scenario, human_rate, n_h, human_icc)
     model_counts = np.empty((reps, n), dtype=np.int64)
     human_counts = np.empty((reps, n), dtype=np.int64)
     if n == 0 or reps == 0:
@@ -190,13 +229,14 @@ def simulate_choices(
     n_h: int,
     n_roots: int,
     rng: np.random.Generator,
+    human_icc: float | None = None,
 ) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
     """Per-judgment choices for n_roots roots: model (n_roots, J, 2) and human (n_roots, n_h),
     1 = prefers the treatment item. Same draws as ``simulate_panel(..., n_roots, 1, rng)`` for
     n_roots <= ``_CHUNK_ROOTS`` (and the same chunking otherwise)."""
     gen = _generator(rng)
     n = int_at_least("n_roots", n_roots, 0)
-    plan = _plan(panel, scenario, human_rate, n_h)
+    plan = _plan(panel, scenario, human_rate, n_h, human_icc)
     j = panel.n_judges
     model_out = np.empty((n, j, 2), dtype=np.int8)
     human_out = np.empty((n, plan.n_h), dtype=np.int8)

@@ -41,11 +41,13 @@ class SimulatedPanelSource:
         human_judgments_per_root: int,
         rng: np.random.Generator,
         block: int = 64,
+        human_icc: float | None = None,
     ) -> None:
         self._panel = panel
         self._scenario = scenario
         self._rate = human_rate
         self._n_h = human_judgments_per_root
+        self._icc = human_icc
         self._rng = rng
         self._block = int_at_least("block", block, 1, "a positive integer number of roots")
         self._model = np.zeros((0, panel.n_judges, 2), dtype=np.int8)
@@ -59,7 +61,13 @@ class SimulatedPanelSource:
     def judge(self, stimulus: Stimulus) -> RootEvidence:
         if self._next == len(self._model):
             self._model, self._human = simulate_choices(
-                self._panel, self._scenario, self._rate, self._n_h, self._block, self._rng
+                self._panel,
+                self._scenario,
+                self._rate,
+                self._n_h,
+                self._block,
+                self._rng,
+                self._icc,
             )
             self._next = 0
         i = self._next

@@ -33,6 +33,9 @@ all three; the block alone is what the simulation and ``--plan`` read.
 * ``role`` and ``cost_per_judgment`` — given by the caller per judge (defaults ``"fitted judge"``
   and 0.0; nothing is guessed from the data).
 
+fitted_panel.json also carries the humans' ``human_icc`` (their votes' between-root ICC, fitted
+by the study); :func:`sheet_human_icc` reads it back as the human sheet a plan simulates.
+
 The block is checked by building the :class:`~verdictpack.simulate._judges.Panel` it describes,
 so a block this function returns is always one the simulation accepts.
 """
@@ -49,7 +52,7 @@ from verdictpack.core._estimates import PanelEstimates
 from verdictpack.core._scales import phi
 from verdictpack.simulate._judges import JudgeSheet, Panel
 
-__all__ = ["RATE_FLOOR", "fitted_panel_block", "fitted_panel_record"]
+__all__ = ["RATE_FLOOR", "fitted_panel_block", "fitted_panel_record", "sheet_human_icc"]
 
 RATE_FLOOR: Final[float] = 1e-3  # fitted rates are kept in [RATE_FLOOR, 1 - RATE_FLOOR]
 _MAX_BIAS: Final[float] = 0.499  # the panel block's position_bias must be < 0.5
@@ -65,6 +68,17 @@ _WHY_NEGATIVE = (
 )
 _WHY_CAP = "p ± position_bias must stay in [0, 1] and position_bias below 0.5 at the rate written"
 _WHY_RHO = "the range a panel of J judges can carry (rho >= -1/(2J - 1), at most 1)"
+
+
+def sheet_human_icc(sheets: Mapping[str, Any] | None) -> float | None:
+    """The human sheet a fitted_panel.json carries: its ``human_icc.icc`` (a study's ANOVA
+    estimate, kinds._study_judges) in [0, 1], a negative estimate read as 0; None when absent or
+    null (the humans then share no root latent of their own)."""
+    fitted = sheets.get("human_icc") if sheets is not None else None
+    icc = fitted.get("icc") if isinstance(fitted, Mapping) else None
+    if isinstance(icc, int | float) and not isinstance(icc, bool) and math.isfinite(icc):
+        return min(max(float(icc), 0.0), 1.0)
+    return None
 
 
 def _per_judge(name: str, table: Mapping[str, Any] | None, default: Any) -> Any:

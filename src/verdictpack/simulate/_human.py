@@ -62,13 +62,7 @@ from numpy.typing import NDArray
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, closed_form, exact, simulated
 from verdictpack._rng import block_streams
-from verdictpack._validate import (
-    closed_unit,
-    generator,
-    int_at_least,
-    is_finite_real,
-    open_unit,
-)
+from verdictpack._validate import closed_unit, generator, int_at_least, is_finite_real, open_unit
 from verdictpack.core._agreement import (
     AuditDecision,
     AuditGate,

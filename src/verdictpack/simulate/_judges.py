@@ -48,7 +48,10 @@ W_ir = ρ_s·S_i + √(1 − ρ_s²)·U_ir, U_ir ~ N(0, 1) independent, ρ_s = t
 
 * Corr(W_ir, 1ᵀZ_i) = ρ_s (the definition of ρ_s),
 * Corr(W_ir, Z_ijo) = ρ_s·√(λ₁/(2J)) (= ρ_s·√((1 + (2J − 1)ρ)/(2J)) under equicorrelation),
-* Corr(W_ir, W_ir') = ρ_s² (humans agree only through the shared root latent),
+* Corr(W_ir, W_ir') = ρ_s² (humans agree only through the shared root latent), unless a human
+  sheet gives their votes an intraclass correlation ICC_H: then W_ir = ρ_s·S_i + a·V_i + b·U_ir,
+  V_i ~ N(0, 1) per root, a² = r − ρ_s², b = √(1 − r), r the latent correlation whose votes
+  have that ICC (:mod:`verdictpack.core._icc`; ``_draw`` draws V between E and U),
 * H_i = h_i / n_h with h_i = Σ_r 1[W_ir < Φ⁻¹(p_H)] ∈ {0, …, n_h}; E[H_i] = p_H =: μ_H.
 
 With ρ_s = 0 the human judgments are i.i.d. Bernoulli(p_H) and independent of the panel. Roots
@@ -95,6 +98,7 @@ from scipy import special
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, exact
 from verdictpack._validate import finite_real, int_at_least, nonempty_str, open_unit
+from verdictpack.core._icc import latent_for_icc
 from verdictpack.core._scales import _phi_clipped_array, _phi_inv_clipped_array, phi
 
 __all__ = [
@@ -732,9 +736,15 @@ class StreamMoments:
 
 
 def stream_moments(
-    panel: Panel, scenario: TruthScenario, human_rate: float, n_h: int
+    panel: Panel,
+    scenario: TruthScenario,
+    human_rate: float,
+    n_h: int,
+    human_icc: float | None = None,
 ) -> StreamMoments:
-    """Exact E, Var of M_i and H_i and Cov(M_i, H_i) under the copula (bivariate orthants)."""
+    """Exact E, Var of M_i and H_i and Cov(M_i, H_i) under the copula (bivariate orthants);
+    ``human_icc`` the human sheet's vote ICC (two humans' latents then correlate r, not ρ_s²)."""
+
     p_h = open_unit("human_rate", human_rate, _RATE)
     nh = int_at_least("n_h", n_h, 1)
     run = scenario_panel(panel, scenario)
@@ -748,7 +758,7 @@ def stream_moments(
             var_k += 2.0 * _bvn_excess(cut[x], cut[y], float(sigma[x, y]))
     rs = scenario.stream_correlation
     cut_h = _ndtri(p_h)
-    r_hh = rs * rs
+    r_hh = rs * rs if human_icc is None else latent_for_icc(p_h, human_icc, rs * rs)
     var_h = nh * p_h * (1.0 - p_h) + nh * (nh - 1) * _bvn_excess(cut_h, cut_h, r_hh)
     r_x = rs * math.sqrt(run.eigenvalues()[0] / d)
     cov_kh = nh * math.fsum(_bvn_excess(c, cut_h, r_x) for c in cut)

@@ -90,6 +90,8 @@ class RouteDesign:
     # score each verdict right or wrong from the world's true h (a plan from sheets: see
     # summarize) instead of from whether the scenario's effect scale is positive
     score_by_true_h: bool = False
+    # the human sheet's vote ICC (None: humans share only the stream correlation's latent)
+    human_icc: float | None = None
 
     @property
     def world_human_rate(self) -> float:
@@ -169,7 +171,8 @@ def replicate_bytes(design: RouteDesign) -> int:
     """Bytes one replicate of ``design`` holds while :func:`run_cells` runs it (an upper
     estimate: the drawn model and human counts and their batched copies, 32 per root of the
     horizon; the SPRT's log-likelihood and its temporaries, 48 per root of the cap; the fixed-n
-    test's arrays, 48 per planned root; the trackers' state row, about 8 per support value)."""
+    test's arrays, 48 per planned root; the trackers' state row, about 8 per support value; with
+    bets other than the grid, each stream's values and bets, 48 per root of the cap)."""
     two_j = touches_per_root(design.panel)
     n_h = design.human_judgments_per_root
     supports = (two_j + 1) + (n_h + 1) + (two_j + 1) * (n_h + 1)
@@ -178,6 +181,7 @@ def replicate_bytes(design: RouteDesign) -> int:
         + 48 * design.sequential.cap_roots
         + 48 * design.fixed_n
         + 8 * (supports + 512)
+        + (0 if design.sequential.bets == "grid" else 48 * design.sequential.cap_roots)
     )
 
 
@@ -227,9 +231,10 @@ def _run_cells(
             or touches_per_root(d.panel) != two_j
             or d.human_judgments_per_root != n_h
             or d.world_human_rate != first.world_human_rate
+            or d.human_icc != first.human_icc
         ):
             raise ValueError(
-                "cells batched together must share construct, sequential, sizes and human rate"
+                "cells batched together must share construct, sequential, sizes and human sheet"
             )
     rate = first.world_human_rate
 
@@ -242,6 +247,7 @@ def _run_cells(
             c.design.horizon,
             c.n_replicates,
             c.rng,
+            first.human_icc,
         )
 
     data = map_in_threads(draw, cells, threads)  # each cell draws from its own generator
@@ -261,6 +267,7 @@ def _run_cells(
             first.construct.governing_threshold_h,
             model_support,
             human_support,
+            bets=first.sequential.bets,
         )
         codes = tracker.run(model_k, human_k, cap, threads)
         roots = tracker.n_roots.astype(np.int32)

@@ -48,6 +48,7 @@ def route_design(
         fixed_n=fixed_n,
         fixed_human_touches=fixed_human_touches,
         fixed_human_cost=fixed_human_cost,
+        human_icc=human.icc,
     )
 
 

@@ -25,12 +25,6 @@ The seal test (``_seal``) and the reproduction (``_reproduce``) run the installe
 in subprocesses.
 """
 
-from verdictpack.verify._command import (
-    AuditReport,
-    Finding,
-    audit_run,
-    audit_runs,
-    format_reports,
-)
+from verdictpack.verify._command import AuditReport, Finding, audit_run, audit_runs, format_reports
 
 __all__ = ["AuditReport", "Finding", "audit_run", "audit_runs", "format_reports"]

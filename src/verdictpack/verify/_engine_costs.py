@@ -11,11 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._cells import csv_value
-from verdictpack.verify._findings import (
-    _Auditor,
-    _fv,
-    _printed_match,
-)
+from verdictpack.verify._findings import _Auditor, _fv, _printed_match
 from verdictpack.verify._kinds_oc import (
     _audit_oc,
     _Design,

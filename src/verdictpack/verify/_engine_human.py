@@ -6,11 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from verdictpack.verify._findings import (
-    _MAX_Z,
-    _Auditor,
-    _fv,
-)
+from verdictpack.verify._findings import _MAX_Z, _Auditor, _fv
 from verdictpack.verify._kappa_bound import check_kappa_gate
 from verdictpack.verify._rederive import (
     _binomial_enumeration,
@@ -66,23 +62,20 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
     )
     shifted = _phi_inv(_phi(p_h) + b["threshold_h"])
     A.num(w + ".shifted_rate", "sin²((φ(p_H) + h)/2)", shifted, b["shifted_rate"], abs_tol=1e-12)
-    A.eq(
-        w + ".pilot_touches",
-        "pilot roots × judgments per root",
-        b["pilot_roots"] * m,
-        b["pilot_touches"],
-    )
-    A.eq(
-        w + ".confirmatory_touches",
+    A.eq_at(w, b, "pilot_touches", "pilot roots × judgments per root", b["pilot_roots"] * m)
+    A.eq_at(
+        w,
+        b,
+        "confirmatory_touches",
         "confirmatory roots × judgments per root",
         b["confirmatory_roots"] * m,
-        b["confirmatory_touches"],
     )
-    A.eq(
-        w + ".total_touches",
+    A.eq_at(
+        w,
+        b,
+        "total_touches",
         "pilot + confirmatory touches",
         b["pilot_touches"] + b["confirmatory_touches"],
-        b["total_touches"],
     )
     alpha = b["alpha"]
     A.num(
@@ -94,34 +87,30 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
     )
     roots = b["confirmatory_roots"]
     cf = math.ceil(_binomial_normal_n(shifted, p_h, alpha, b["target_power"], 1) / m)
-    A.eq(
-        w + ".closed_form_roots",
+    A.eq_at(
+        w,
+        b,
+        "closed_form_roots",
         "closed-form roots = ceil(normal n / judgments per root)",
         cf,
-        _fv(b["closed_form_roots"]),
+        value=True,
     )
     table = _binomial_enumeration(shifted, p_h, alpha, 1, roots * m)
     row = table[roots * m - 1]
     crit = row.lower if b["direction"] == "less" else row.upper
-    A.eq(
-        w + ".critical_value",
-        "critical count of the exact one-sided test (enumeration)",
-        crit,
-        b["critical_value"],
+    A.eq_at(
+        w, b, "critical_value", "critical count of the exact one-sided test (enumeration)", crit
     )
-    A.num(
-        w + ".achieved_alpha",
-        "achieved alpha of that region",
-        row.achieved,
-        _fv(b["achieved_alpha"]),
-    )
+    A.num_at(w, b, "achieved_alpha", "achieved alpha of that region", row.achieved, value=True)
     A.num(w + ".exact_power", "exact power at the human rate", row.power, _fv(b["exact_power"]))
     if roots > 1 and b.get("exact_power_below") is not None:
-        A.num(
-            w + ".exact_power_below",
+        A.num_at(
+            w,
+            b,
+            "exact_power_below",
             "exact power one root below",
             table[(roots - 1) * m - 1].power,
-            _fv(b["exact_power_below"]),
+            value=True,
         )
     for key, ex in (
         ("simulated_power", row.power),
@@ -168,11 +157,12 @@ def _engine_audit_sizing(A: _Auditor, res: dict[str, Any]) -> None:
         A.true(w, "the reader-audit sizing is reported", False, "an object", None)
         return
     r, k = z["planning_rate"], z["n_categories"]
-    A.num(
-        w + ".planning_kappa",
+    A.num_at(
+        w,
+        z,
+        "planning_kappa",
         "((k·r − 1)/(k − 1))² at the planning reconstruction rate",
         ((k * r - 1) / (k - 1)) ** 2,
-        z["planning_kappa"],
         abs_tol=1e-12,
     )
     a = res["audit"]
@@ -222,22 +212,24 @@ def _check_kappa_table(
         A.true(w + ".kappa", f"kappa defined by {source}", False, "P_e < 1", "P_e = 1")
         return None
     A.num(w + ".kappa", f"Cohen's kappa from {source}", k2, _fv(a["kappa"]), abs_tol=1e-12)
-    A.num(
-        w + ".se", f"Fleiss–Cohen–Everitt standard error from {source}", se2, a["se"], abs_tol=1e-12
-    )
+    A.num_at(w, a, "se", f"Fleiss–Cohen–Everitt standard error from {source}", se2, abs_tol=1e-12)
     zq = _z(0.5 + a["level"] / 2)
-    A.num(
-        w + ".ci_low",
+    A.num_at(
+        w,
+        a,
+        "ci_low",
         "kappa − z·se (clipped at −1)",
         max(-1.0, k2 - zq * se2),
-        _fv(a["ci_low"]),
+        value=True,
         abs_tol=1e-9,
     )
-    A.num(
-        w + ".ci_high",
+    A.num_at(
+        w,
+        a,
+        "ci_high",
         "kappa + z·se (clipped at 1)",
         min(1.0, k2 + zq * se2),
-        _fv(a["ci_high"]),
+        value=True,
         abs_tol=1e-9,
     )
     return k2

@@ -123,6 +123,29 @@ class _Auditor:
             return self.record(False, where + path, what, e, f)
         return self.record(False, where, what, expected, found)
 
+    def num_at(
+        self,
+        where: str,
+        block: Any,
+        key: str,
+        what: str,
+        expected: float | None,
+        *,
+        value: bool = False,
+        abs_tol: float = _TOL_EXACT,
+        rel_tol: float = _TOL_REL,
+    ) -> bool:
+        """:meth:`num` of field ``key`` of ``block`` (the JSON at ``where``); ``value``: of the
+        field's figure value (:func:`_fv`)."""
+        found = _fv(block[key]) if value else block[key]
+        return self.num(f"{where}.{key}", what, expected, found, abs_tol=abs_tol, rel_tol=rel_tol)
+
+    def eq_at(
+        self, where: str, block: Any, key: str, what: str, expected: Any, *, value: bool = False
+    ) -> bool:
+        """:meth:`eq` of field ``key`` of ``block`` (the JSON at ``where``), as :meth:`num_at`."""
+        return self.eq(f"{where}.{key}", what, expected, _fv(block[key]) if value else block[key])
+
     def true(self, where: str, what: str, cond: bool, expected: Any = "", found: Any = "") -> bool:
         return self.record(bool(cond), where, what, expected, found)
 

@@ -75,11 +75,12 @@ def check_kappa_gate(
     lev = a["bound_level"]
     A.true(w + ".bound_level", "a one-sided level in (0.5, 1)", 0.5 < lev < 1.0, "(0.5, 1)", lev)
     bound = float(a["lower_bound"]["value"])
-    A.eq(
-        w + ".passed",
+    A.eq_at(
+        w,
+        a,
+        "passed",
         "gate on the lower confidence bound: lower_bound ≥ kappa_min",
         bound >= a["kappa_min"],
-        a["passed"],
     )
     if table is None:
         A.unverified(
@@ -90,11 +91,12 @@ def check_kappa_gate(
         )
         return
     n = sum(sum(row) for row in table)
-    A.eq(
-        w + ".agreements",
+    A.eq_at(
+        w,
+        a,
+        "agreements",
         f"agreeing roots (the diagonal) of {source}",
         sum(table[i][i] for i in range(len(table))),
-        a["agreements"],
     )
     ours = kappa_lower_bound_from_table(table, lev)
     if ours is None:
@@ -108,9 +110,4 @@ def check_kappa_gate(
         bound,
         abs_tol=1e-9,
     )
-    A.eq(
-        w + ".passed",
-        "the gate on our lower bound",
-        ours >= a["kappa_min"],
-        a["passed"],
-    )
+    A.eq_at(w, a, "passed", "the gate on our lower bound", ours >= a["kappa_min"])

@@ -37,46 +37,33 @@ def _audit_construct(A: _Auditor, res: dict[str, Any]) -> None:
     ratio = c["threshold_odds_ratio"]
     p_or = ratio * p0 / (1.0 - p0 + ratio * p0)
     h_or = _phi(p_or) - _phi(p0)
-    A.num(
-        w + ".threshold_h_from_odds_ratio",
-        "odds ratio as h at the baseline",
-        h_or,
-        c["threshold_h_from_odds_ratio"],
-        abs_tol=1e-12,
+    A.num_at(
+        w, c, "threshold_h_from_odds_ratio", "odds ratio as h at the baseline", h_or, abs_tol=1e-12
     )
     gov = min(c["threshold_h"], h_or)
-    A.num(
-        w + ".governing_threshold_h",
-        "the smaller effect governs",
-        gov,
-        c["governing_threshold_h"],
-        abs_tol=1e-12,
-    )
-    A.eq(
-        w + ".governs",
+    A.num_at(w, c, "governing_threshold_h", "the smaller effect governs", gov, abs_tol=1e-12)
+    A.eq_at(
+        w,
+        c,
+        "governs",
         "which threshold governs",
         "h" if c["threshold_h"] <= h_or else "odds_ratio",
-        c["governs"],
     )
-    A.num(
-        w + ".p1_at_threshold",
+    A.num_at(
+        w,
+        c,
+        "p1_at_threshold",
         "rate at the governing threshold sin²((φ(p0) + h)/2)",
         _phi_inv(_phi(p0) + c["governing_threshold_h"]),
-        c["p1_at_threshold"],
         abs_tol=1e-12,
     )
-    A.num(
-        w + ".per_tail_alpha",
-        "per-tail alpha = alpha / 4",
-        c["alpha"] / 4.0,
-        c["per_tail_alpha"],
-        abs_tol=1e-15,
-    )
-    A.num(
-        w + ".e_boundary",
+    A.num_at(w, c, "per_tail_alpha", "per-tail alpha = alpha / 4", c["alpha"] / 4.0, abs_tol=1e-15)
+    A.num_at(
+        w,
+        c,
+        "e_boundary",
         "e-boundary = 1 / per-tail alpha",
         1.0 / c["per_tail_alpha"],
-        c["e_boundary"],
         abs_tol=1e-9,
     )
     A.true(
@@ -151,19 +138,11 @@ def _test_alpha_check(
 ) -> tuple[float, float]:
     point = points[size["design"]]
     alpha = point["alpha"] if sides == 2 else point["alpha"] / 2.0
-    A.num(
-        w + ".test_alpha",
-        "test alpha (one-sided: half the design alpha)",
-        alpha,
-        size["test_alpha"],
-        abs_tol=1e-15,
+    A.num_at(
+        w, size, "test_alpha", "test alpha (one-sided: half the design alpha)", alpha, abs_tol=1e-15
     )
-    A.num(
-        w + ".target_power",
-        "target power of the design point",
-        point["power"],
-        size["target_power"],
-        abs_tol=1e-15,
+    A.num_at(
+        w, size, "target_power", "target power of the design point", point["power"], abs_tol=1e-15
     )
     return alpha, point["power"]
 
@@ -221,20 +200,12 @@ def _sizing_t(
         )
         A.num(w + ".power_at_n", "exact power at n", p_n, _fv(s["power_at_n"]))
         if p_nm1 is not None:
-            A.num(
-                w + ".power_at_n_minus_1",
-                "exact power at n − 1",
-                p_nm1,
-                _fv(s["power_at_n_minus_1"]),
-            )
+            A.num_at(w, s, "power_at_n_minus_1", "exact power at n − 1", p_nm1, value=True)
         else:
             A.eq(w + ".power_at_n_minus_1", "no n − 1 below n = 2", None, s["power_at_n_minus_1"])
         normal = math.ceil(((_z(1 - alpha / sides) + _z(power)) / abs(dz)) ** 2)
-        A.eq(
-            w + ".normal_n",
-            "normal-approximation n ceil(((z_a + z_b)/dz)²)",
-            normal,
-            _fv(s["normal_n"]),
+        A.eq_at(
+            w, s, "normal_n", "normal-approximation n ceil(((z_a + z_b)/dz)²)", normal, value=True
         )
         _sim_check(
             A,
@@ -252,11 +223,13 @@ def _sizing_t(
             n = pa["n"]
             ex = _t_power(n, dz, alpha, sides)
             A.num(w + ".exact_power", f"exact power at n = {n}", ex, _fv(pa["exact_power"]))
-            A.num(
-                w + ".known_variance_power",
+            A.num_at(
+                w,
+                pa,
+                "known_variance_power",
                 "known-variance (normal) power formula",
                 _known_variance_power(n, dz, alpha, sides),
-                _fv(pa["known_variance_power"]),
+                value=True,
                 abs_tol=1e-12,
             )
             if key == "at_current_n":
@@ -275,24 +248,14 @@ def _sizing_t(
 def _sizing_binomial(A: _Auditor, arm: dict[str, Any], base: str, points: dict[str, Any]) -> None:
     p0, p1, sides = arm["p0"], arm["p1"], arm["sides"]
     A.num(base + ".h", "Cohen's h = φ(p1) − φ(p0)", _phi(p1) - _phi(p0), arm["h"], abs_tol=1e-12)
-    A.eq(
-        base + ".direction",
-        "direction from p1 vs p0",
-        "greater" if p1 > p0 else "less",
-        arm["direction"],
-    )
+    A.eq_at(base, arm, "direction", "direction from p1 vs p0", "greater" if p1 > p0 else "less")
     for j, s in enumerate(arm["sizes"]):
         w = f"{base}.sizes[{j}]"
         alpha, power = _test_alpha_check(A, w, s, points, sides)
         normal = _binomial_normal_n(p0, p1, alpha, power, sides)
         A.eq(w + ".normal_n", "closed-form normal n", normal, _fv(s["normal_n"]))
         horizon = max(2 * normal, normal + 200)
-        A.eq(
-            w + ".search_horizon",
-            "search horizon max(2·normal n, normal n + 200)",
-            horizon,
-            s["search_horizon"],
-        )
+        A.eq_at(w, s, "search_horizon", "search horizon max(2·normal n, normal n + 200)", horizon)
         table = _binomial_enumeration(p0, p1, alpha / sides, sides, horizon)
         ok = [row.power >= power for row in table]
         if not any(ok) or not ok[-1]:
@@ -310,48 +273,30 @@ def _sizing_binomial(A: _Auditor, arm: dict[str, Any], base: str, points: dict[s
         between = [n for n in failing if first < n < stable]
         r1, rs = table[first - 1], table[stable - 1]
         A.eq(w + ".first_n", "first n reaching the target (enumeration)", first, _fv(s["first_n"]))
-        A.num(
-            w + ".power_at_first", "exact power at the first n", r1.power, _fv(s["power_at_first"])
-        )
+        A.num_at(w, s, "power_at_first", "exact power at the first n", r1.power, value=True)
         if first > 1:
-            A.num(
-                w + ".power_at_first_minus_1",
+            A.num_at(
+                w,
+                s,
+                "power_at_first_minus_1",
                 "exact power at first n − 1",
                 table[first - 2].power,
-                _fv(s["power_at_first_minus_1"]),
+                value=True,
             )
         A.eq(w + ".region_lower", "rejection region, lower end", r1.lower, s["region_lower"])
         A.eq(w + ".region_upper", "rejection region, upper end", r1.upper, s["region_upper"])
-        A.num(
-            w + ".achieved_alpha",
-            "achieved alpha of the region",
-            r1.achieved,
-            _fv(s["achieved_alpha"]),
-        )
-        A.eq(
-            w + ".stable_n",
+        A.num_at(w, s, "achieved_alpha", "achieved alpha of the region", r1.achieved, value=True)
+        A.eq_at(
+            w,
+            s,
+            "stable_n",
             "stable n (every larger n up to the horizon powered)",
             stable,
-            _fv(s["stable_n"]),
+            value=True,
         )
-        A.num(
-            w + ".power_at_stable",
-            "exact power at the stable n",
-            rs.power,
-            _fv(s["power_at_stable"]),
-        )
-        A.eq(
-            w + ".stable_region_lower",
-            "region at the stable n, lower",
-            rs.lower,
-            s["stable_region_lower"],
-        )
-        A.eq(
-            w + ".stable_region_upper",
-            "region at the stable n, upper",
-            rs.upper,
-            s["stable_region_upper"],
-        )
+        A.num_at(w, s, "power_at_stable", "exact power at the stable n", rs.power, value=True)
+        A.eq_at(w, s, "stable_region_lower", "region at the stable n, lower", rs.lower)
+        A.eq_at(w, s, "stable_region_upper", "region at the stable n, upper", rs.upper)
         A.eq(
             w + ".failing_between",
             "n below target between first and stable",
@@ -364,18 +309,20 @@ def _sizing_two_prop(
     A: _Auditor, arm: dict[str, Any], base: str, points: dict[str, Any], c: dict[str, Any]
 ) -> None:
     A.num(base + ".p0", "the construct's baseline", c["human_baseline_rate"], arm["p0"], abs_tol=0)
-    A.num(
-        base + ".governing_h",
+    A.num_at(
+        base,
+        arm,
+        "governing_h",
         "the construct's governing h",
         c["governing_threshold_h"],
-        arm["governing_h"],
         abs_tol=0,
     )
-    A.num(
-        base + ".p1",
+    A.num_at(
+        base,
+        arm,
+        "p1",
         "sin²((φ(p0) + h)/2)",
         _phi_inv(_phi(arm["p0"]) + arm["governing_h"]),
-        arm["p1"],
         abs_tol=1e-12,
     )
     h, sides = arm["governing_h"], arm["sides"]
@@ -383,17 +330,14 @@ def _sizing_two_prop(
         w = f"{base}.sizes[{j}]"
         alpha, power = _test_alpha_check(A, w, s, points, sides)
         n = _two_prop_n(h, alpha, power, sides)
-        A.eq(
-            w + ".n_per_group",
-            "two-proportion n = ceil(2((z_a + z_b)/h)²)",
-            n,
-            _fv(s["n_per_group"]),
-        )
+        A.eq_at(w, s, "n_per_group", "two-proportion n = ceil(2((z_a + z_b)/h)²)", n, value=True)
         A.eq(w + ".total", "total = 2 × n per group", 2 * n, _fv(s["total"]))
-        A.num(
-            w + ".power_at_n",
+        A.num_at(
+            w,
+            s,
+            "power_at_n",
             "arcsine power at n",
             _two_prop_power(n, h, alpha, sides),
-            _fv(s["power_at_n"]),
+            value=True,
             abs_tol=1e-12,
         )

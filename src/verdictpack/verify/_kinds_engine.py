@@ -12,27 +12,24 @@ from typing import Any
 
 import numpy as np
 
-from verdictpack.verify._engine_costs import (
-    _engine_costs,
-)
-from verdictpack.verify._engine_human import (
-    _engine_human,
-)
+from verdictpack.verify._engine_costs import _engine_costs
+from verdictpack.verify._engine_human import _engine_human
 from verdictpack.verify._findings import (
     _TOL_BOUND,
     _TOL_NARROW,
     FloatArray,
     _Auditor,
     _close,
-    _fv,
     _is_number,
     _show,
 )
 from verdictpack.verify._rederive import (
+    _adaptive_log_capital,
     _corners,
     _hybrid_interval,
     _log_e_history,
     _phi,
+    _plugin_bets,
     _track_series,
     _track_verdicts,
     _TrackSeries,
@@ -112,18 +109,11 @@ def _engine_files_agree(
             validity.get(key),
         )
     power = json.loads((run / "power_report.json").read_text(encoding="utf-8"))
-    A.eq(
-        "power_report.json $.scenarios",
-        "power scenarios as in results.json",
-        res["power"],
-        power.get("scenarios"),
-    )
-    A.eq(
-        "power_report.json $.confound_arms",
-        "confound arms as in results.json",
-        res["confound_arms"],
-        power.get("confound_arms"),
-    )
+    for key, mine, what in (
+        ("scenarios", "power", "power scenarios"),
+        ("confound_arms", "confound_arms", "confound arms"),
+    ):
+        A.eq(f"power_report.json $.{key}", f"{what} as in results.json", res[mine], power.get(key))
 
 
 def _engine_factory(
@@ -139,11 +129,13 @@ def _engine_factory(
         cand - adm,
         sum(f["first_failures"].values()),
     )
-    A.num(
-        w + ".admission_yield",
+    A.num_at(
+        w,
+        f,
+        "admission_yield",
         "yield = admitted / candidates",
         adm / cand,
-        _fv(f["admission_yield"]),
+        value=True,
         abs_tol=1e-15,
     )
     ok = all(f["gate_failures"][g] >= f["first_failures"][g] for g in f["gate_names"])
@@ -177,22 +169,24 @@ def _engine_factory(
     while (1 - e) ** n > 1 - conf:
         n += 1
     A.eq(w + ".pairs", "smallest n with (1 − e)^n ≤ 1 − confidence", n, s["pairs"])
-    A.eq(
-        w + ".touches", "touches = pairs × passes", s["pairs"] * s["passes_per_pair"], s["touches"]
-    )
-    A.num(
-        w + ".bound_at_pairs",
+    A.eq_at(w, s, "touches", "touches = pairs × passes", s["pairs"] * s["passes_per_pair"])
+    A.num_at(
+        w,
+        s,
+        "bound_at_pairs",
         "1 − (1 − confidence)^(1/n)",
         1 - (1 - conf) ** (1 / n),
-        _fv(s["bound_at_pairs"]),
+        value=True,
         abs_tol=1e-12,
     )
     if n > 1:
-        A.num(
-            w + ".bound_at_pairs_minus_1",
+        A.num_at(
+            w,
+            s,
+            "bound_at_pairs_minus_1",
             "1 − (1 − confidence)^(1/(n − 1))",
             1 - (1 - conf) ** (1 / (n - 1)),
-            _fv(s["bound_at_pairs_minus_1"]),
+            value=True,
             abs_tol=1e-12,
         )
 
@@ -264,35 +258,15 @@ def _engine_sequential(
     )
     sc = res["stream_checks"]
     hv_all = [h for h in h_vals if h is not None]
-    A.num(
-        "results.json $.stream_checks.model_mean_observed",
-        "mean of M over the rows",
-        float(np.mean(m_vals)),
-        sc["model_mean_observed"],
-        abs_tol=1e-12,
-    )
-    if hv_all:
-        A.num(
-            "results.json $.stream_checks.human_mean_observed",
-            "mean of H over the rows",
-            float(np.mean(hv_all)),
-            sc["human_mean_observed"],
-            abs_tol=1e-12,
-        )
-    A.num(
-        "results.json $.stream_checks.treatment_first_rate",
-        "mean first-order choice",
-        float(np.mean(first)),
-        sc["treatment_first_rate"],
-        abs_tol=1e-12,
-    )
-    A.num(
-        "results.json $.stream_checks.treatment_second_rate",
-        "mean second-order choice",
-        float(np.mean(second)),
-        sc["treatment_second_rate"],
-        abs_tol=1e-12,
-    )
+    for key, what, values in (
+        ("model_mean_observed", "mean of M over the rows", m_vals),
+        ("human_mean_observed", "mean of H over the rows", hv_all),
+        ("treatment_first_rate", "mean first-order choice", first),
+        ("treatment_second_rate", "mean second-order choice", second),
+    ):
+        if hv_all or key != "human_mean_observed":  # no human judgment: no human mean
+            mean = float(np.mean(values))
+            A.num(f"results.json $.stream_checks.{key}", what, mean, sc[key], abs_tol=1e-12)
     A.eq(
         "results.json $.stream_checks.complete_pairs",
         "roots with a human judgment",
@@ -322,11 +296,17 @@ def _engine_sequential(
     base = res["construct"]["human_baseline_rate"]
     mx = np.array(m_vals)
     logw = np.log(rebuilt.weights)
+    grid = (rebuilt.lambdas, logw) if rebuilt.bets == "blend" else None
+    bets = _plugin_bets(mx, rebuilt.model_alpha) if rebuilt.bets != "grid" else mx
     bad_e = []
     for t, r in enumerate(rows):
         hist = mx[: t + 1]
-        up = _log_e_history(hist, base, rebuilt.lambdas, logw, 1.0)
-        dn = _log_e_history(hist, base, rebuilt.lambdas, logw, -1.0)
+        if rebuilt.bets == "grid":
+            up = _log_e_history(hist, base, rebuilt.lambdas, logw, 1.0)
+            dn = _log_e_history(hist, base, rebuilt.lambdas, logw, -1.0)
+        else:
+            up = _adaptive_log_capital(hist, bets[: t + 1], base, 1.0, grid)
+            dn = _adaptive_log_capital(hist, bets[: t + 1], base, -1.0, grid)
         if not (
             _close(up, r["log_e_model_above_baseline"], 1e-9, 1e-9)
             and _close(dn, r["log_e_model_below_baseline"], 1e-9, 1e-9)
@@ -361,6 +341,8 @@ class _Rebuilt:
     constructions: dict[str, str]
     lambdas: FloatArray
     weights: FloatArray
+    bets: str = "grid"
+    model_alpha: float = 0.0  # the registered track's per-tail alpha of M (its bets' level)
 
 
 def _rebuild_tracks(
@@ -417,7 +399,17 @@ def _rebuild_tracks(
             "the hybrid's stream alphas are not recorded in provenance settings",
         )
     known = {name: al for name, al in alphas.items() if al is not None}
-    series = _track_series(m_vals, h_vals, lambdas, weights, known, m_upper, h_upper)
+    bets = settings.get("bets", "grid")  # absent: the grid (recorded only when not it)
+    if bets not in ("grid", "plugin", "blend"):
+        A.true(
+            "provenance.json $.settings.bets",
+            'the bets are "grid", "plugin" or "blend"',
+            False,
+            "one of the three names",
+            bets,
+        )
+        return None
+    series = _track_series(m_vals, h_vals, lambdas, weights, known, m_upper, h_upper, bets)
     if _is_number(settings.get("error_per_side")):
         A.num(
             "provenance.json $.settings.error_per_side",
@@ -431,7 +423,8 @@ def _rebuild_tracks(
         "extension": c["extension_minimum_h"],
         "comparison": c["governing_threshold_h"],
     }
-    return _Rebuilt(series, thresholds, constructions, lambdas, weights)
+    am = known["registered"][0]
+    return _Rebuilt(series, thresholds, constructions, lambdas, weights, bets, am)
 
 
 def _check_evidence_rows(
@@ -509,27 +502,17 @@ def _check_track(
     h-interval at row ``t`` (to the bound tolerance, never narrower), then the h-interval
     recomputed from the printed bounds themselves."""
     ser = rebuilt.series[name]
-    A.eq(
-        tw + ".construction",
-        "the track's construction",
-        rebuilt.constructions[name],
-        track["construction"],
-    )
-    A.num(
-        tw + ".threshold_h",
-        "the track's threshold",
-        rebuilt.thresholds[name],
-        track["threshold_h"],
-        abs_tol=0,
-    )
+    A.eq_at(tw, track, "construction", "the track's construction", rebuilt.constructions[name])
+    A.num_at(tw, track, "threshold_h", "the track's threshold", rebuilt.thresholds[name], abs_tol=0)
     verdict, at = verdict_at
     A.eq(tw + ".verdict", "verdict rebuilt from the per-root values", verdict, track["verdict"])
     A.eq(tw + ".roots_at_verdict", "root of the verdict", at, track["roots_at_verdict"])
-    A.num(
-        tw + ".error_per_side",
+    A.num_at(
+        tw,
+        track,
+        "error_per_side",
         "error per side of the construction",
         ser.error_per_side,
-        track["error_per_side"],
         abs_tol=1e-15,
     )
     for field, bounds in (

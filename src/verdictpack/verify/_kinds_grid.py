@@ -86,9 +86,7 @@ def audit_grid(A: _Auditor, res: dict[str, Any]) -> None:
     reps, block = grid.get("replicates"), grid.get("block_size")
     A.eq(w + ".block_size", "the battery's block size", res.get("block_size"), block)
     if isinstance(reps, int) and isinstance(block, int) and block > 0:
-        A.eq(
-            w + ".n_blocks", "blocks = replicates / block size", -(-reps // block), grid["n_blocks"]
-        )
+        A.eq_at(w, grid, "n_blocks", "blocks = replicates / block size", -(-reps // block))
     purposes = [row.get("purpose") for row in rows]
     A.eq(
         w + ".rows[*].purpose",

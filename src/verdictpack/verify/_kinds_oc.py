@@ -15,13 +15,8 @@ import numpy as np
 from verdictpack.verify._findings import _Auditor, _close, _fv, _is_number
 from verdictpack.verify._kinds import _walk
 from verdictpack.verify._kinds_grid import GRID_PREFIX, audit_grid
-from verdictpack.verify._rederive import (
-    _phi,
-    _sheet_rate,
-)
-from verdictpack.verify._sprt_exact import (
-    _audit_sprt_exact,
-)
+from verdictpack.verify._rederive import _phi, _sheet_rate
+from verdictpack.verify._sprt_exact import _audit_sprt_exact
 
 # ==============================================================================================
 # Operating characteristics (verdict, judges, battery, engine power report)
@@ -215,18 +210,15 @@ def _audit_oc(
         oc["effect_scale"] > 0,
         eff,
     )
-    A.num(
-        w + ".mu_human",
-        "human rate = the construct's baseline",
-        design.human_rate,
-        oc["mu_human"],
-        abs_tol=0,
+    A.num_at(
+        w, oc, "mu_human", "human rate = the construct's baseline", design.human_rate, abs_tol=0
     )
-    A.num(
-        w + ".true_h",
+    A.num_at(
+        w,
+        oc,
+        "true_h",
         "true h = φ(μ_M) − φ(μ_H)",
         _phi(oc["mu_model"]) - _phi(oc["mu_human"]),
-        oc["true_h"],
         abs_tol=1e-12,
     )
     if design.sheets is not None:
@@ -237,12 +229,13 @@ def _audit_oc(
             for j in design.sheets
         ]
         mu = min(max(math.fsum(rates) / len(rates), 0.0), 1.0)
-        A.num(
-            w + ".mu_model",
+        A.num_at(
+            w,
+            oc,
+            "mu_model",
             "model-stream rate re-derived from the judge sheets "
             "(mean_j ½ + (1 − ν)(sin²(θ/2) − ½))",
             mu,
-            oc["mu_model"],
             abs_tol=1e-12,
         )
     else:
@@ -252,11 +245,12 @@ def _audit_oc(
             design.sheets_reason or "the judge sheets are not in the output folder",
         )
     if design.latent_correlation is not None and oc["scenario"] != "correlated_stress":
-        A.num(
-            w + ".latent_correlation",
+        A.num_at(
+            w,
+            oc,
+            "latent_correlation",
             "the panel's latent correlation",
             design.latent_correlation,
-            oc["latent_correlation"],
             abs_tol=0,
         )
     name = str(oc["scenario"])
@@ -272,13 +266,7 @@ def _audit_oc(
     if name == "registered_alternative" or match:
         target = design.threshold if not match else float(match.group(1))
         if target is not None:
-            A.num(
-                w + ".true_h",
-                f"scenario '{name}': true h as named",
-                target,
-                oc["true_h"],
-                abs_tol=1e-8,
-            )
+            A.num_at(w, oc, "true_h", f"scenario '{name}': true h as named", target, abs_tol=1e-8)
     sims = 0
     for k, r in enumerate(oc["routes"]):
         rw = f"{w}.routes[{k}]"
@@ -479,23 +467,24 @@ def _audit_judges(A: _Auditor, res: dict[str, Any]) -> None:
         j_n = len(judges)
         rho = comp["latent_correlation"]
         A.eq(w + ".nominal_size", "nominal size = number of sheets", j_n, comp["nominal_size"])
-        A.num(
-            w + ".effective_size",
+        A.num_at(
+            w,
+            comp,
+            "effective_size",
             "Kish J / (1 + (J − 1)ρ)",
             j_n / (1 + (j_n - 1) * rho),
-            _fv(comp["effective_size"]),
+            value=True,
             abs_tol=1e-12,
         )
-        A.eq(
-            w + ".touches_per_root", "2J + human judgments", 2 * j_n + n_h, comp["touches_per_root"]
-        )
+        A.eq_at(w, comp, "touches_per_root", "2J + human judgments", 2 * j_n + n_h)
         model_price = 2.0 * math.fsum(j["cost_per_judgment"] for j in judges)
         human_price = n_h * res["human_cost_per_judgment"]
-        A.num(
-            w + ".cost_per_root",
+        A.num_at(
+            w,
+            comp,
+            "cost_per_root",
             "2 Σ judge prices + human judgments × price",
             model_price + human_price,
-            comp["cost_per_root"],
             abs_tol=1e-12,
         )
         design = _Design(

@@ -49,13 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verdictpack.verify._findings import (
-    _Auditor,
-    _close,
-    _fv,
-    _is_number,
-    _load_json,
-)
+from verdictpack.verify._findings import _Auditor, _close, _fv, _is_number, _load_json
 from verdictpack.verify._kinds_engine import (
     _check_evidence_rows,
     _check_track,
@@ -82,11 +76,6 @@ from verdictpack.verify._study_tables import (
 
 _ORDER_DOMAIN = "verdictpack/root-order/v1"
 _NO_VERDICT = "NO_VERDICT_WHEN_REGISTERED_STOPPED"
-
-
-# ==============================================================================================
-# Reading the folder's tables
-# ==============================================================================================
 
 
 # ==============================================================================================
@@ -614,18 +603,20 @@ def _study_roots_to_go(A: _Auditor, res: dict[str, Any], v: _Values) -> None:
     A.true(w, "roots to go only for a valid, INCONCLUSIVE study", wanted, True, "present")
     hs = [h for h in v.h if h is not None]
     A.eq(w + ".roots_observed", "roots entered", len(v.entered), g["roots_observed"])
-    A.num(
-        w + ".human_rate",
+    A.num_at(
+        w,
+        g,
+        "human_rate",
         "mean H_i over the roots holding one (0.5 without)",
         math.fsum(hs) / len(hs) if hs else 0.5,
-        g["human_rate"],
         abs_tol=1e-12,
     )
-    A.num(
-        w + ".human_coverage",
+    A.num_at(
+        w,
+        g,
+        "human_coverage",
         "share of the roots entered holding an H_i",
         len(hs) / len(v.entered) if v.entered else 0.0,
-        g["human_coverage"],
         abs_tol=1e-12,
     )
     if res["humans_per_root"] is not None:
@@ -633,11 +624,12 @@ def _study_roots_to_go(A: _Auditor, res: dict[str, Any], v: _Values) -> None:
     else:
         counts = Counter(n for n, h in zip(v.human_n, v.h, strict=True) if h is not None)
         expected_n = min(counts, key=lambda k: (-counts[k], k)) if counts else 1
-    A.eq(
-        w + ".humans_per_root",
+    A.eq_at(
+        w,
+        g,
+        "humans_per_root",
         "the humans expected per root (else the commonest count)",
         max(1, expected_n),
-        g["humans_per_root"],
     )
     q = [
         g["quantiles_extra_roots"][k]
@@ -666,11 +658,13 @@ def _study_roots_to_go(A: _Auditor, res: dict[str, Any], v: _Values) -> None:
         math.fsum(probs.values()),
         abs_tol=1e-9,
     )
-    A.num(
-        w + ".p_verdict",
+    A.num_at(
+        w,
+        g,
+        "p_verdict",
         "P(a verdict) = 1 − P(INCONCLUSIVE)",
         1.0 - probs.get("INCONCLUSIVE", 0.0),
-        _fv(g["p_verdict"]),
+        value=True,
         abs_tol=1e-9,
     )
     A.unverified(

@@ -1,8 +1,8 @@
 """The self-audit's independent mathematics, written here from docs/statistics.md and never
 imported from the package's computations: normal and t quantiles and powers, exact binomial
-enumeration, the SPRT recursion, the e-process and confidence sequence, the three tracks' series
-and first verdicts from per-root values, the hybrid h-interval, the judge-sheet rate, Cohen's
-kappa and its standard error, and ``_phi`` / ``_phi_inv``."""
+enumeration, the SPRT recursion, the e-process and confidence sequence (grid, plug-in or blend
+bets), the three tracks' series and first verdicts from per-root values, the hybrid h-interval,
+the judge-sheet rate, Cohen's kappa and its standard error, and ``_phi`` / ``_phi_inv``."""
 
 from __future__ import annotations
 
@@ -286,6 +286,86 @@ def _confidence_sequence(
     return lower, upper
 
 
+# The variance-adaptive bets (docs/statistics.md §5b), written here from the formulas: bet i
+# λ̇_i = sqrt(2·log(1/a) / (σ̂²_{i−1}·i·log(1 + i))) from the values before it, truncated at
+# c/m (upper process) or c/(1 − m) (lower process); "blend" averages that capital with the grid's.
+_BET_CAP = 0.75
+
+
+def _plugin_bets(xs: FloatArray, alpha: float) -> FloatArray:
+    """The plug-in bets of a stream, one loop: each from the running mean and variance before it."""
+    out = np.empty(xs.size)
+    total = dev = 0.0
+    for i, x in enumerate(xs.tolist(), start=1):
+        var = 0.25 if i == 1 else (0.25 + dev) / i
+        out[i - 1] = math.sqrt(2.0 * math.log(1.0 / alpha) / (var * i * math.log1p(i)))
+        total += x
+        dev += (x - (0.5 + total) / (i + 1)) ** 2
+    return out
+
+
+def _adaptive_log_capital(
+    xs: FloatArray,
+    bets: FloatArray,
+    m: float,
+    sign: float,
+    grid: tuple[FloatArray, FloatArray] | None,
+) -> float:
+    """log K(m) over the whole history: the plug-in product, or its mean with the grid mixture
+    (``grid`` = (lambdas, log weights) for "blend")."""
+    room = m if sign > 0 else 1.0 - m
+    lam = np.minimum(bets, _BET_CAP / room) if room > 0 else bets
+    plug = float(np.log1p(sign * lam * (xs - m)).sum())
+    if grid is None:
+        return plug
+    return float(np.logaddexp(plug, _log_e_history(xs, m, grid[0], grid[1], sign)) - math.log(2))
+
+
+def _adaptive_sequence(
+    xs: FloatArray, alpha: float, lambdas: FloatArray, weights: FloatArray, blend: bool
+) -> tuple[FloatArray, FloatArray]:
+    """Running lower / upper bounds after each observation with the plug-in (or blend) bets:
+    where the capital at the last bound reaches 1/a, bisection on [bound, far end]."""
+    logc = -math.log(alpha)
+    bets = _plugin_bets(xs, alpha)
+    grid = (lambdas, np.log(weights)) if blend else None
+    n = xs.size
+    lower, upper = np.zeros(n), np.ones(n)
+    bound = [0.0, 1.0]
+    for t in range(n):
+        hist, bt = xs[: t + 1], bets[: t + 1]
+        for side, sign, far in ((0, 1.0, 1.0), (1, -1.0, 0.0)):
+
+            def rejected(
+                m: float, sign: float = sign, hist: FloatArray = hist, bt: FloatArray = bt
+            ) -> bool:
+                return _adaptive_log_capital(hist, bt, m, sign, grid) >= logc
+
+            if not rejected(bound[side]):
+                continue
+            if rejected(far):
+                bound[side] = far
+                continue
+            a, b = bound[side], far  # a rejected, b not
+            for _ in range(80):
+                mid = 0.5 * (a + b)
+                if mid in (a, b) or abs(b - a) < 1e-14:
+                    break
+                a, b = (mid, b) if rejected(mid) else (a, mid)
+            bound[side] = a
+        lower[t], upper[t] = bound
+    return lower, upper
+
+
+def _stream_sequence(
+    xs: FloatArray, alpha: float, lambdas: FloatArray, weights: FloatArray, bets: str
+) -> tuple[FloatArray, FloatArray]:
+    """The confidence sequence of one stream with the recorded bets."""
+    if bets == "grid":
+        return _confidence_sequence(xs, alpha, lambdas, weights)
+    return _adaptive_sequence(xs, alpha, lambdas, weights, bets == "blend")
+
+
 def _corners(lm: float, um: float, lh: float, uh: float) -> tuple[float, float]:
     return _phi(lm) - _phi(uh), _phi(um) - _phi(lh)
 
@@ -428,13 +508,14 @@ def _track_series(
     alphas: dict[str, tuple[float, float | None]],
     m_upper: list[float] | None = None,
     h_upper: list[float | None] | None = None,
+    bets: str = "grid",
 ) -> dict[str, _TrackSeries]:
     """Each named track's series under its (per-tail alpha of M and H, of D or None): the
     confidence sequences of M, of H over the roots holding one and of D = (M − H + 1) / 2 over
     the same roots, combined by the corners (D None) or the hybrid polygon. With bounds
     (``m_upper``, ``h_upper``; ``m_vals``, ``h_vals`` then the lower values) each lower end
     comes from the lower values, each upper end from the upper ones, D's lower end from
-    M_lo − H_hi and its upper end from M_hi − H_lo."""
+    M_lo − H_hi and its upper end from M_hi − H_lo. ``bets`` names the streams' bets."""
     n = len(m_vals)
     mu = m_vals if m_upper is None else m_upper
     hu = h_vals if h_upper is None else h_upper
@@ -450,11 +531,11 @@ def _track_series(
         """The lower end from the lower values, the upper end from the upper values."""
         if not lo.size:
             return np.zeros(0), np.ones(0)
-        lower = _confidence_sequence(lo, alpha, lambdas, weights)[0]
+        lower = _stream_sequence(lo, alpha, lambdas, weights, bets)[0]
         if hi is lo or np.array_equal(lo, hi):
-            upper = _confidence_sequence(lo, alpha, lambdas, weights)[1]
+            upper = _stream_sequence(lo, alpha, lambdas, weights, bets)[1]
         else:
-            upper = _confidence_sequence(hi, alpha, lambdas, weights)[1]
+            upper = _stream_sequence(hi, alpha, lambdas, weights, bets)[1]
         return lower, upper
 
     def stream_bounds(name: str, alpha: float) -> tuple[FloatArray, FloatArray]:

@@ -21,18 +21,15 @@ def _audit_sprt_exact(A: _Auditor, res: dict[str, Any]) -> None:
     c = res["construct"]
     w = "results.json $.sprt_exact"
     A.num(w + ".p0", "p0 = the human baseline", c["human_baseline_rate"], s["p0"], abs_tol=0)
-    A.num(
-        w + ".p1",
-        "p1 = the rate at the governing threshold",
-        c["p1_at_threshold"],
-        s["p1"],
-        abs_tol=0,
+    A.num_at(
+        w, s, "p1", "p1 = the rate at the governing threshold", c["p1_at_threshold"], abs_tol=0
     )
-    A.num(
-        w + ".alpha",
+    A.num_at(
+        w,
+        s,
+        "alpha",
         "alpha = the per-side error 2 × per-tail alpha",
         2 * c["per_tail_alpha"],
-        s["alpha"],
         abs_tol=1e-15,
     )
     p0, p1, al, be = s["p0"], s["p1"], s["alpha"], s["beta"]
@@ -45,53 +42,23 @@ def _audit_sprt_exact(A: _Auditor, res: dict[str, Any]) -> None:
     horizon = int(s["horizon"])
     h0 = _sprt_recursion(la, lb, up, dn, p0, horizon)
     h1 = _sprt_recursion(la, lb, up, dn, p1, horizon)
-    A.num(
-        w + ".actual_alpha",
-        "P(accept H1 | p0) by recursion",
-        h0.p_upper,
-        _fv(s["actual_alpha"]),
-        abs_tol=1e-10,
-    )
-    A.num(
-        w + ".actual_beta",
-        "P(accept H0 | p1) by recursion",
-        h1.p_lower,
-        _fv(s["actual_beta"]),
-        abs_tol=1e-10,
-    )
-    A.num(
-        w + ".asn_h0",
-        "E[min(N, horizon)] under H0 by recursion",
-        h0.asn,
-        _fv(s["asn_h0"]),
-        abs_tol=1e-7,
-    )
-    A.num(
-        w + ".asn_h1",
-        "E[min(N, horizon)] under H1 by recursion",
-        h1.asn,
-        _fv(s["asn_h1"]),
-        abs_tol=1e-7,
-    )
+    for key, what, ours, tol in (
+        ("actual_alpha", "P(accept H1 | p0) by recursion", h0.p_upper, 1e-10),
+        ("actual_beta", "P(accept H0 | p1) by recursion", h1.p_lower, 1e-10),
+        ("asn_h0", "E[min(N, horizon)] under H0 by recursion", h0.asn, 1e-7),
+        ("asn_h1", "E[min(N, horizon)] under H1 by recursion", h1.asn, 1e-7),
+    ):
+        A.num_at(w, s, key, what, ours, value=True, abs_tol=tol)
     big_a, big_b = math.exp(la), math.exp(lb)
     oc0 = (big_a - 1) / (big_a - big_b)  # Wald's OC at h = 1 (p0) and h = −1 (p1)
     oc1 = (1 / big_a - 1) / (1 / big_a - 1 / big_b)
     wald0 = (oc0 * lb + (1 - oc0) * la) / (p0 * up + (1 - p0) * dn)
     wald1 = (oc1 * lb + (1 - oc1) * la) / (p1 * up + (1 - p1) * dn)
-    A.num(
-        w + ".wald_asn_h0",
-        "Wald's ASN under H0 (closed form, h = 1)",
-        wald0,
-        _fv(s["wald_asn_h0"]),
-        abs_tol=1e-9,
-    )
-    A.num(
-        w + ".wald_asn_h1",
-        "Wald's ASN under H1 (closed form, h = −1)",
-        wald1,
-        _fv(s["wald_asn_h1"]),
-        abs_tol=1e-9,
-    )
+    for key, what, ours in (
+        ("wald_asn_h0", "Wald's ASN under H0 (closed form, h = 1)", wald0),
+        ("wald_asn_h1", "Wald's ASN under H1 (closed form, h = −1)", wald1),
+    ):
+        A.num_at(w, s, key, what, ours, value=True, abs_tol=1e-9)
     for key, mine in (("n_quantiles_h0", h0), ("n_quantiles_h1", h1)):
         A.eq(
             w + "." + key,
@@ -100,11 +67,12 @@ def _audit_sprt_exact(A: _Auditor, res: dict[str, Any]) -> None:
             s[key],
         )
     beyond = max(h0.beyond, h1.beyond)
-    A.num(
-        w + ".mass_beyond_horizon",
+    A.num_at(
+        w,
+        s,
+        "mass_beyond_horizon",
         "P(N > horizon) by recursion",
         beyond,
-        s["mass_beyond_horizon"],
         abs_tol=1e-300,
         rel_tol=1e-6,
     )
@@ -156,8 +124,3 @@ def _audit_sprt_exact(A: _Auditor, res: dict[str, Any]) -> None:
         )
     else:
         A.true(w + ".fixed_n_exact", "fixed-n exact n in [2, 1000]", False, "[2, 1000]", fixed)
-
-
-# ==============================================================================================
-# The OC kinds
-# ==============================================================================================

@@ -188,6 +188,8 @@ def _study_files_agree(
     expected: dict[str, Any] = {"panel": block} if block else {}
     if block and jr.get("human_rate") is not None:
         expected["human_rate"] = jr["human_rate"]
+    if block and jr.get("human_icc") is not None:
+        expected["human_icc"] = jr["human_icc"]
     if block:
         expected["estimated"] = jr.get("fitted_panel_estimated")
         expected["clips"] = jr.get("fitted_panel_clips") or []

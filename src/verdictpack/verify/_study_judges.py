@@ -1,8 +1,10 @@
 """Self-audit checks of the study kind's judges: every judge's rate, position bias and their
 clustered intervals, and the humans' rate, re-derived from judgments.csv by code written here
 (the root as the cluster: Wilson's interval on the effective count, the MOVER for the position
-bias; docs/statistics.md §15), and the fitted panel's clips. Nothing is imported from kinds/,
-evidence/ or core/; the quantiles come from the self-audit's own inverses (_rederive).
+bias; docs/statistics.md §15), the humans' between-root ICC (its one-way ANOVA point, roots
+and votes; the bootstrap interval is not re-drawn), and the fitted panel's clips. Nothing is
+imported from kinds/, evidence/ or core/; the quantiles come from the self-audit's own inverses
+(_rederive).
 """
 
 from __future__ import annotations
@@ -197,6 +199,28 @@ def _study_fitted_clips(A: _Auditor, jr: dict[str, Any]) -> None:
             )
 
 
+def _study_human_icc(A: _Auditor, w: str, pairs: list[tuple[str, float]], icc: Any) -> None:
+    """The humans' one-way ANOVA ICC over the roots with two or more human values."""
+    if not isinstance(icc, dict):  # a result written before the ICC was fitted
+        return
+    by_root: dict[str, list[float]] = defaultdict(list)
+    for root, v in pairs:
+        by_root[root].append(v)
+    groups = [g for g in by_root.values() if len(g) >= 2]
+    k, n = len(groups), sum(len(g) for g in groups)
+    A.eq(w + ".roots", "roots with two or more human judgments", k, icc.get("roots"))
+    A.eq(w + ".votes", "human judgments on those roots", n, icc.get("votes"))
+    if icc.get("icc") is None or k < 2:
+        return
+    grand = math.fsum(x for g in groups for x in g) / n
+    means = [math.fsum(g) / len(g) for g in groups]
+    msb = math.fsum(len(g) * (m - grand) ** 2 for g, m in zip(groups, means, strict=True)) / (k - 1)
+    msw = math.fsum((x - m) ** 2 for g, m in zip(groups, means, strict=True) for x in g) / (n - k)
+    n0 = (n - math.fsum(len(g) ** 2 for g in groups) / n) / (k - 1)
+    ours = (msb - msw) / (msb + (n0 - 1) * msw)
+    A.num(w + ".icc", "the one-way ANOVA ICC from judgments.csv", ours, icc["icc"], abs_tol=1e-9)
+
+
 def _study_judges(A: _Auditor, res: dict[str, Any], table: list[_Row], entered: list[str]) -> None:
     """The judges' point estimates from judgments.csv on the roots entered, each judgment at its
     policy value (half units / 2): judgments, ties (value ½), rate (mean value), the rates with
@@ -272,6 +296,7 @@ def _study_judges(A: _Auditor, res: dict[str, Any], table: list[_Row], entered: 
         ):
             _check_interval(A, f"{w}.{key}", f"{key}, the root as the unit", ours, jr.get(key))
     _study_fitted_clips(A, jr)
+    _study_human_icc(A, w + ".human_icc", human_pairs, jr.get("human_icc"))
     A.eq(
         w + ".human_judgments",
         "human judgments on the roots entered",
