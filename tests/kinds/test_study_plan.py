@@ -224,3 +224,33 @@ def test_plan_prices_judges_read_from_files_and_the_humans(tmp_path: Path, capsy
         assert cost == pytest.approx(0.5 * touches, rel=1e-3, abs=0.006)
     assert max(rows["human layer (cost)"]) > 1.0
     assert "covers" not in out  # no live judge: the judges' budget caps no roots
+
+
+def test_plan_takes_the_configs_humans_icc_without_sheets(tmp_path: Path, capsys) -> None:
+    """humans.icc is the human sheet `--plan` simulates when no fitted panel is given (a planning
+    prior, as a judge's `prior`); a fitted ICC_H given with --sheets takes precedence."""
+    study = write_tiny_study(tmp_path / "study", roots=300)
+    config = json.loads(study.read_text())
+    for judge in config["panel"]["judges"]:
+        judge["prior"] = {"baseline_rate": 0.5, "lean_h": 0.9}
+    config["sequential"]["cap_roots"] = 300
+    config["humans"] = {"judgments_per_root": 2, "cost_per_judgment": 0.5, "icc": 0.6}
+    config["budget"] = {"humans": 200}
+    study.write_text(json.dumps(config))
+    assert main([str(study), "--plan"]) == 0
+    section = capsys.readouterr().out.split("## Humans per root")[1]
+    assert "ICC_H 0.600, the config's humans.icc" in section
+    chosen = [r for r in section.splitlines() if r.rstrip(" |").endswith("chosen")]
+    assert chosen and chosen[0].split("|")[1].strip() == "1"
+    judges = [{"name": n, "baseline_rate": 0.5, "lean_h": 0.9} for n in ("judge-a", "judge-b")]
+    sheets = tmp_path / "fitted_panel.json"
+    sheets.write_text(
+        json.dumps({"panel": {"name": "f", "judges": judges}, "human_icc": {"icc": 0.3}})
+    )
+    assert main([str(study), "--plan", "--sheets", str(sheets)]) == 0
+    assert "ICC_H 0.300, fitted with the sheets" in capsys.readouterr().out
+    config["humans"]["icc"] = 1.5
+    study.write_text(json.dumps(config))
+    assert main([str(study), "--plan"]) == 2
+    err = capsys.readouterr().err
+    assert "humans.icc" in err and "1.5" in err

@@ -26,19 +26,24 @@ from verdictpack.simulate._allocation import AllocationPlan, Prices, plan_alloca
 from verdictpack.simulate._fitted import sheet_human_icc
 from verdictpack.simulate._judges import Panel, TruthScenario
 
-__all__ = ["FIELD", "plan_humans"]
+__all__ = ["FIELD", "plan_humans", "plan_icc"]
 
 FIELD = "humans.judgments_per_root"  # the study config field that takes the chosen allocation
 
 
-def _icc_note(sheets: Mapping[str, Any] | None, icc: float | None) -> str:
+def plan_icc(config: StudyConfig, sheets: Mapping[str, Any] | None) -> tuple[float | None, str]:
+    """The human sheet's ICC_H a plan simulates and a sentence saying where it came from: a
+    fitted_panel.json's fitted ICC (--sheets) first, else the config's ``humans.icc``."""
     fitted = sheets.get("human_icc") if sheets is not None else None
     raw = fitted.get("icc") if isinstance(fitted, Mapping) else None
+    icc = sheet_human_icc(sheets)
+    if icc is None and config.humans.icc is not None:
+        return config.humans.icc, f"ICC_H {config.humans.icc:.3f}, the config's humans.icc"
     if icc is None:
-        return "the humans independent across roots (no fitted human sheet: --sheets)"
+        return None, "the humans independent across roots (no fitted human sheet: --sheets)"
     if isinstance(raw, int | float) and raw < 0:
-        return f"ICC_H 0: the fitted ICC_H {float(raw):.3f} is negative, read as 0"
-    return f"ICC_H {icc:.3f}, fitted with the sheets"
+        return icc, f"ICC_H 0: the fitted ICC_H {float(raw):.3f} is negative, read as 0"
+    return icc, f"ICC_H {icc:.3f}, fitted with the sheets"
 
 
 def plan_humans(
@@ -53,7 +58,7 @@ def plan_humans(
 ) -> tuple[AllocationPlan | None, str]:
     """The allocation plan of a study and a sentence on the ICC_H it assumed (None and the
     reason when the human budget covers no root of today's allocation)."""
-    human_icc = sheet_human_icc(sheets)
+    human_icc, icc_note = plan_icc(config, sheets)
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
     audit = config.data.reader_audit
@@ -88,4 +93,4 @@ def plan_humans(
         human_budget=human_budget,
         bets=(sequential.bets,),
     )
-    return plan, _icc_note(sheets, human_icc)
+    return plan, icc_note

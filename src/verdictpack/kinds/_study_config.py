@@ -260,6 +260,14 @@ class StudyHumansSpec(StrictModel):
         description="price of one human judgment where a row carries no cost of its own "
         "(default: humans.cost_per_touch, else 0)",
     )
+    icc: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="the humans' between-root intraclass correlation ICC_H that --plan "
+        "simulates (a planning prior; with --sheets a fitted_panel.json's fitted ICC_H takes "
+        "precedence; default: none, humans independent across roots)",
+    )
 
 
 class PairMappingSpec(StrictModel):

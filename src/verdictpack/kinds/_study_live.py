@@ -675,9 +675,8 @@ def plan_study(
     from verdictpack.config._blocks import HumanSpec, PanelSpec, RoutesSpec
     from verdictpack.evidence.live._prices import max_call_cost
     from verdictpack.evidence.live._prompts import render_messages
-    from verdictpack.kinds._study_allocation import plan_humans
+    from verdictpack.kinds._study_allocation import plan_humans, plan_icc
     from verdictpack.simulate._continuation import roots_to_go
-    from verdictpack.simulate._fitted import sheet_human_icc
     from verdictpack.simulate._judges import TruthScenario
     from verdictpack.simulate._panels import build_panel
     from verdictpack.simulate._routes import route_design, simulate_scenario
@@ -697,7 +696,7 @@ def plan_study(
         call_costs.setdefault(spec.name, spec.cost_per_judgment)
     block, source_text = _sheet_panel(config, sheets, call_costs)
     human_rate, rate_source = _plan_human_rate(construct.human_baseline_rate, sheets)
-    human_icc = sheet_human_icc(sheets)
+    human_icc, _ = plan_icc(config, sheets)
     panel = build_panel(PanelSpec.model_validate(block))
     per_root = sum(call_costs.values()) * config.panel.trials * 2
     scores = _scores(config, prep)
