@@ -49,7 +49,12 @@ SHRINK: dict[str, dict[Loc, Any]] = {
         ("human", "baseline", "pilot_roots"): 10,
         ("power", "replicates"): 50,
     },
-    "battery": {("replicates",): 100, ("block_size",): 50, ("sequential", "cap_roots"): 60},
+    "battery": {
+        ("replicates",): 100,
+        ("block_size",): 50,
+        ("sequential", "cap_roots"): 60,
+        ("designs_replicates",): 100,
+    },
     "study": {},  # cheap as it is (its data are small)
 }
 

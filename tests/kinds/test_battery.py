@@ -48,6 +48,7 @@ def reduced(replicates: int, block: int, cap: int, scenarios: list[dict[str, Any
     data["sequential"]["cap_roots"] = cap
     data["scenarios"] = scenarios
     data.pop("true_h_grid")  # the grid has its own tests (test_battery_grid.py)
+    data.pop("designs", None)  # so have the designs (test_battery_designs.py)
     return data
 
 
@@ -293,6 +294,7 @@ def test_example_report_reduced(write_config) -> None:
     data = copy.deepcopy(load_example(BATTERY))
     data["replicates"], data["block_size"] = 200, 100
     data["true_h_grid"].update(points=3, replicates=100)
+    data["designs_replicates"] = 100
     files = run_config(str(write_config(data)))
     report = files["report.md"]
     assert "a boundary, not a power point" in report

@@ -46,6 +46,7 @@ def small(name: str) -> dict[str, Any]:
     elif data["kind"] == "battery":
         data["replicates"], data["block_size"] = 100, 100
         data.pop("true_h_grid", None)
+        data.pop("designs", None)
     else:
         data["replicates"] = 100
     return data

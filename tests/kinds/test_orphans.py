@@ -227,6 +227,7 @@ def test_a_pool_started_off_the_main_thread_runs_to_the_end(
     data["sequential"]["cap_roots"] = 200
     data["scenarios"] = [{"name": "null"}]
     data.pop("true_h_grid", None)
+    data.pop("designs", None)
     path = tmp_path / "battery_small.json"
     path.write_text(json.dumps(data))
     cfg, jobs = _design_and_jobs(path)

@@ -148,10 +148,12 @@ def test_plan_compares_humans_per_root_and_names_the_field_to_set(tmp_path: Path
     out = capsys.readouterr().out
     section = out[out.index("## Humans per root") :]
     assert "ICC_H 0.600, fitted with the sheets" in section
-    assert (
-        "a human judgment 0.5, a root's model judgments 0.008, its reader-audit readings 0.02"
-        in section
-    )
+    # the tiny study's readers (kappa-hat 0.687, gate 0.35): 33 roots double-read, 66 readings
+    assert "a human judgment 0.5, a root's model judgments 0.008, the reader audit 6.6" in section
+    assert "n_a = 33 roots double-read" in section and "kappa-hat 0.687" in section
+    passing = float(section.split("default pass_probability): ")[1].split()[0])
+    assert passing >= 0.8 and "(simulated, MCSE " in section
+    assert "double-read share" in section
     rows = {
         line.split("|")[1].strip(): line
         for line in section.splitlines()
@@ -254,3 +256,52 @@ def test_plan_takes_the_configs_humans_icc_without_sheets(tmp_path: Path, capsys
     assert main([str(study), "--plan"]) == 2
     err = capsys.readouterr().err
     assert "humans.icc" in err and "1.5" in err
+
+
+def _audit_plan(tmp_path: Path, audit: object, agree: int = 30) -> tuple[int | None, str]:
+    """plan_reader_audit of the tiny study with ``audit`` as its data.reader_audit, the
+    readings rewritten so that ``agree`` of 30 double-read roots agree (two categories)."""
+    from verdictpack._cli import _parsed
+    from verdictpack.kinds._study import prepare_study
+    from verdictpack.kinds._study_allocation import plan_reader_audit
+
+    study = write_tiny_study(tmp_path / "study", roots=40)
+    lines = ["root_id,reader_id,category"]
+    for i in range(30):
+        cat = "a" if i % 2 else "b"
+        other = cat if i < agree else ("b" if cat == "a" else "a")
+        lines += [f"a{i},x,{cat}", f"a{i},y,{other}"]
+    (study.parent / "data" / "readings.csv").write_text("\n".join(lines) + "\n")
+    config = json.loads(study.read_text())
+    config["data"]["reader_audit"] = audit
+    study.write_text(json.dumps(config))
+    source, _, parsed = _parsed(str(study))
+    _, _, roots, note = plan_reader_audit(parsed, prepare_study(parsed, source))
+    return roots, note
+
+
+def test_plan_sizes_the_reader_audit_from_the_studys_kappa(tmp_path: Path) -> None:
+    """Readers agreeing on 28 of 30 roots (kappa-hat 0.867): a small audit passes the gate at
+    0.35 with probability >= 0.8; the audit grows as the gate nears kappa-hat (monotone, as the
+    bound's margin shrinks), and at or above kappa-hat no size passes."""
+    sizes = []
+    for gate in (0.35, 0.6, 0.75):
+        roots, note = _audit_plan(tmp_path / str(gate), {**_AUDIT, "kappa_min": gate}, agree=28)
+        assert roots is not None and "kappa-hat 0.867" in note, note
+        passing = float(note.split("default pass_probability): ")[1].split()[0])
+        assert passing >= 0.8 and "(simulated, MCSE " in note
+        sizes.append(roots)
+    assert sizes[0] <= 20 and sizes[0] < sizes[1] < sizes[2], sizes
+    again, _ = _audit_plan(tmp_path / "again", {**_AUDIT, "kappa_min": 0.6}, agree=28)
+    assert again == sizes[1]  # seeded
+    for gate in (0.867, 0.95):
+        roots, note = _audit_plan(tmp_path / f"at{gate}", {**_AUDIT, "kappa_min": gate}, agree=28)
+        assert roots is None and "cannot pass its gate: no reader-audit size passes them" in note
+
+
+def test_plan_without_a_reader_audit_says_so(tmp_path: Path) -> None:
+    roots, note = _audit_plan(tmp_path, "none")
+    assert roots is None and "The plan includes no reader audit" in note
+
+
+_AUDIT = {"path": "data/readings.csv", "cost_per_reading": 0.1}

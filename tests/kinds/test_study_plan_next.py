@@ -34,6 +34,7 @@ def test_fitted_panel_runs_as_the_panel_of_a_battery_and_a_judges_config(tmp_pat
     battery = load_example("battery_summarization.json")
     battery.update(panel=fitted, replicates=100, block_size=50)
     battery.pop("true_h_grid", None)
+    battery.pop("designs", None)
     battery["sequential"]["cap_roots"] = 60
     path = tmp_path / "battery.json"
     path.write_text(json.dumps(battery))

@@ -33,6 +33,8 @@ def small_configs(folder: Path) -> dict[str, Path]:
     b = copy.deepcopy(load_example("battery_summarization.json"))
     b["replicates"] = 200
     b["block_size"] = 100
+    if "designs" in b:
+        b["designs_replicates"] = 100
     b["sequential"]["cap_roots"] = 150
     if "true_h_grid" in b:
         b["true_h_grid"] = {"start": 0.0, "stop": 0.6, "points": 4, "replicates": 100}

@@ -59,6 +59,7 @@ def reduced_configs() -> dict[str, dict[str, Any]]:
     b = load_example(EXAMPLE_CONFIGS["battery"])
     b["replicates"], b["block_size"], b["sequential"]["cap_roots"] = 100, 100, 150
     b["true_h_grid"] = {"values": [0.0, 0.45], "replicates": 100}
+    b["designs_replicates"] = 100
     configs["battery"] = b
     return configs
 

@@ -32,6 +32,7 @@ _AUDIT_MODULES = (
     "_inputs",
     "_kappa_bound",
     "_kinds",
+    "_kinds_designs",
     "_kinds_engine",
     "_kinds_grid",
     "_kinds_oc",

@@ -23,7 +23,9 @@ the frozen design and scenarios and each block's generator, built by the RNG pol
 
 An optional grid of true h (``true_h_grid``, :mod:`verdictpack.kinds._battery_grid`) adds one
 world per grid point; its tasks follow the scenarios' in the same run
-(:func:`simulate_with_grid`), each point on its own purpose's block streams.
+(:func:`simulate_with_grid`), each point on its own purpose's block streams. Optional
+``designs`` (:mod:`verdictpack.kinds._battery_designs`) add the registered e-process under other
+bets and humans per root, each design and scenario on its own purpose's block streams.
 """
 
 from __future__ import annotations
@@ -58,6 +60,15 @@ from verdictpack.config._compiler import (
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals
 from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._battery_designs import (
+    DESIGNS_MAX,
+    BatteryDesigns,
+    DesignSpec,
+    design_jobs,
+    design_name_issues,
+    designs_provenance,
+    designs_result,
+)
 from verdictpack.kinds._battery_exec import (
     BlockTask,
     Progress,
@@ -76,6 +87,7 @@ from verdictpack.kinds._battery_grid import (
 from verdictpack.kinds._worlds import NamedWorld, oc_world, scenario_named_h
 from verdictpack.simulate._judges import SCENARIO_NAMES, Panel, TruthScenario, make_scenario
 from verdictpack.simulate._operating import (
+    BlockOutcome,
     Job,
     ScenarioOC,
     merge_blocks,
@@ -210,6 +222,33 @@ class BatteryConfig(StrictModel):
         description="a grid of true h for operating-characteristic curves (P(each verdict) of "
         "every route against the true h); absent: no grid",
     )
+    designs: list[DesignSpec] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=DESIGNS_MAX,
+        description=f"1 to {DESIGNS_MAX} designs (name, bets, humans_per_root) of the registered "
+        "e-process simulated side by side under every scenario; absent: none",
+    )
+    designs_replicates: int = Field(
+        default=2000,
+        ge=100,
+        le=1_000_000,
+        description="sequential runs per design and scenario; a multiple of block_size",
+    )
+
+    @field_validator("designs")
+    @classmethod
+    def _design_names(cls, designs: list[DesignSpec] | None) -> list[DesignSpec] | None:
+        refuse(list(design_name_issues(designs or [])))
+        return designs
+
+    @field_validator("designs_replicates")
+    @classmethod
+    def _design_blocks(cls, reps: int, info: ValidationInfo) -> int:
+        block = info.data.get("block_size")
+        if info.data.get("designs") is not None and block is not None and reps % block:
+            refuse([((), reps, f"a multiple of block_size = {block} (whole blocks per design)")])
+        return reps
 
     @field_validator("block_size")
     @classmethod
@@ -345,6 +384,7 @@ class BatteryResult:
     true_h_grid: BatteryGrid | None
     currency: str
     provenance: Provenance
+    designs: BatteryDesigns | None = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -375,7 +415,9 @@ def simulate_with_grid(
     options: RunOptions | None = None,
     grid_jobs: Sequence[Job] = (),
     grid_replicates: int = 0,
-) -> tuple[list[ScenarioOC], list[ScenarioOC]]:
+    design_jobs: Sequence[Sequence[Job]] = (),
+    design_replicates: int = 0,
+) -> tuple[list[ScenarioOC], list[ScenarioOC], list[list[BlockOutcome]]]:
     """The scenarios' and the grid points' operating characteristics in ONE run of the tasks.
 
     The grid's tasks follow the scenarios' on the same executor: one task per (grid point,
@@ -383,6 +425,8 @@ def simulate_with_grid(
     tails. Grid point g's block b draws from ``block_streams(seed, purpose_g, grid_replicates,
     block_size)[b]``: adding a point moves neither the other points nor a scenario, and (a
     cell's outcome not depending on its batch) no number depends on how the tasks are cut.
+    The designs' tasks (:mod:`verdictpack.kinds._battery_designs`) follow the grid's, the
+    registered construction only; their merged outcomes come back unsummarized.
     """
     tasks = battery_tasks(jobs, seed, replicates, block_size)
     n_main = len(tasks)
@@ -390,7 +434,17 @@ def simulate_with_grid(
     for job in grid_jobs:
         starts.append(len(tasks))
         tasks += battery_tasks([job], seed, grid_replicates, block_size, first_index=len(tasks))
-    outcomes = execute_tasks(tasks, options or RunOptions())
+    design_starts = []
+    for group in design_jobs:
+        design_starts.append(len(tasks))
+        first = group[0].design.sequential.construction
+        tasks += battery_tasks(
+            group, seed, design_replicates, block_size, len(tasks), constructions=(first,)
+        )
+    # the designs' tasks (plug-in and blend bets are the slowest) go to the workers first, so
+    # they do not make the run's tail; outcomes still land by task index (no number moves)
+    lead = design_starts[0] if design_starts else len(tasks)
+    outcomes = execute_tasks(tasks[lead:] + tasks[:lead], options or RunOptions())
     scenarios = [
         summarize(job.design, job.scenario, merge_blocks([blk[j] for blk in outcomes[:n_main]]))
         for j, job in enumerate(jobs)
@@ -404,7 +458,12 @@ def simulate_with_grid(
         )
         for job, start in zip(grid_jobs, starts, strict=True)
     ]
-    return scenarios, grid
+    n_design = design_replicates // block_size
+    designs = [
+        [merge_blocks([outcomes[start + b][j] for b in range(n_design)]) for j in range(len(group))]
+        for group, start in zip(design_jobs, design_starts, strict=True)
+    ]
+    return scenarios, grid, designs
 
 
 # ----------------------------------------------------------------------------------------------
@@ -460,8 +519,9 @@ def run_battery(
     ]
     grid_spec = config.true_h_grid
     grid_points = grid_jobs(grid_spec, design, panel, construct, refusals) if grid_spec else []
+    per_design = design_jobs(config.designs, design, jobs) if config.designs else []
     with refusals.at(("scenarios",), "the battery's simulation"):
-        outcomes, grid_outcomes = simulate_with_grid(
+        outcomes, grid_outcomes, design_outcomes = simulate_with_grid(
             jobs,
             config.seed,
             config.replicates,
@@ -469,7 +529,20 @@ def run_battery(
             options,
             grid_points,
             grid_spec.replicates if grid_spec else 0,
+            per_design,
+            config.designs_replicates,
         )
+    designs = (
+        designs_result(
+            config.designs,
+            config.designs_replicates,
+            config.block_size,
+            per_design,
+            design_outcomes,
+        )
+        if config.designs
+        else None
+    )
     grid = (
         grid_result(grid_spec, config.block_size, grid_points, grid_outcomes) if grid_spec else None
     )
@@ -537,8 +610,10 @@ def run_battery(
                 "block_size)[b]",
                 "purposes": {row.label: row.purpose for row in rows},
                 **(grid_provenance(grid) if grid is not None else {}),
+                **(designs_provenance(designs) if designs is not None else {}),
             },
         ),
+        designs=designs,
     )
 
 

@@ -30,6 +30,7 @@ class BlockTask:
     scenarios: tuple[TruthScenario, ...]
     sizes: tuple[int, ...]
     generators: tuple[np.random.Generator, ...]
+    constructions: tuple[str, ...] | None = None  # None: both, the registered one first
 
 
 def run_block_task(task: BlockTask, threads: int = 1) -> tuple[int, tuple[BlockOutcome, ...]]:
@@ -39,14 +40,20 @@ def run_block_task(task: BlockTask, threads: int = 1) -> tuple[int, tuple[BlockO
         Cell(task.design, sc, n, rng)
         for sc, n, rng in zip(task.scenarios, task.sizes, task.generators, strict=True)
     ]
-    return task.index, tuple(run_cells(cells, threads=threads))
+    return task.index, tuple(run_cells(cells, task.constructions, threads=threads))
 
 
 def battery_tasks(
-    jobs: Sequence[Job], seed: int, replicates: int, block_size: int, first_index: int = 0
+    jobs: Sequence[Job],
+    seed: int,
+    replicates: int,
+    block_size: int,
+    first_index: int = 0,
+    constructions: tuple[str, ...] | None = None,
 ) -> list[BlockTask]:
     """One task per block index; job j's block b draws from its purpose's block stream b.
-    Task indices start at ``first_index`` (the grid's tasks follow the scenarios' in one run)."""
+    Task indices start at ``first_index`` (the grid's tasks follow the scenarios' in one run);
+    ``constructions`` None: both e-process constructions."""
     if not jobs:
         raise InputError("jobs", "at least one scenario", [])
     design = jobs[0].design
@@ -60,6 +67,7 @@ def battery_tasks(
             scenarios=tuple(job.scenario for job in jobs),
             sizes=tuple(s[b][0] for s in streams),
             generators=tuple(s[b][1] for s in streams),
+            constructions=constructions,
         )
         for b in range(len(streams[0]))
     ]

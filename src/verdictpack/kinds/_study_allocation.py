@@ -5,30 +5,89 @@ per root (and the config's own ``humans.judgments_per_root``) under the config's
 world of the judges' sheets and the humans' sheet (ICC_H of ``--sheets``' fitted_panel.json, a
 negative fit read as 0; without one the humans are independent across roots). Prices: one human
 judgment ``humans.cost_per_judgment``; a root's model judgments at the live judges' worst-case
-call prices (the plan's cost per root); the reader audit's readings (its double-read roots'
-readings over the admitted roots: a planned study double-reads the same share) at
-``data.reader_audit.cost_per_reading`` per root. ``budget.humans`` (with a human price) caps each
-allocation at the roots its human judgments cover. The target is today's P(verdict within its
-cap).
+call prices (the plan's cost per root); the reader audit (:func:`plan_reader_audit`) sized by
+:func:`~verdictpack.simulate._human.size_reader_audit` so that readers at the study's observed
+kappa pass its gate with probability 0.8 (the engine's default ``pass_probability``): its roots
+n_a double-read, two readings each at ``data.reader_audit.cost_per_reading``, priced once per
+allocation (a share n_a / N of its roots). Readers at or below the gate: no size passes them,
+and the audit is priced as the study's readings per admitted root (a planned study double-reads
+the same share). ``budget.humans`` (with a human price) caps each allocation at the roots its
+human judgments cover. The target is today's P(verdict within its cap).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
 
+from verdictpack._errors import InputError
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import compile_construct
+from verdictpack.core._agreement import AuditGate
 from verdictpack.kinds._study import StudyPrepared
 from verdictpack.kinds._study_config import StudyConfig
 from verdictpack.simulate._allocation import AllocationPlan, Prices, plan_allocations
 from verdictpack.simulate._fitted import sheet_human_icc
+from verdictpack.simulate._human import size_reader_audit
 from verdictpack.simulate._judges import Panel, TruthScenario
 
-__all__ = ["FIELD", "plan_humans", "plan_icc"]
+__all__ = ["FIELD", "PASS_PROBABILITY", "plan_humans", "plan_icc", "plan_reader_audit"]
 
 FIELD = "humans.judgments_per_root"  # the study config field that takes the chosen allocation
+PASS_PROBABILITY = 0.8  # the engine's default human.audit.pass_probability
+MAX_AUDIT_ROOTS = 100_000  # the engine's sizing horizon
+
+
+def plan_reader_audit(
+    config: StudyConfig, prep: StudyPrepared
+) -> tuple[float, float, int | None, str]:
+    """The reader audit a planned study needs: (price of readings per root, the audit's one
+    price, roots double-read n_a or None, a sentence). Sized (module docstring) at the
+    reconstruction rate whose kappa ((k·r − 1)/(k − 1))² is the study's kappa-hat."""
+    a, decision = config.data.reader_audit, prep.audit
+    if a is None or decision is None:
+        return 0.0, 0.0, None, 'The plan includes no reader audit (`data.reader_audit` "none").'
+    kappa = float(decision.kappa.value)
+    table = decision.agreement_table
+    k = len(table) if table else max(2, len(set(prep.data.readings.category)))
+    per_root = a.cost_per_reading * len(prep.data.readings) / len(prep.order) if prep.order else 0
+    rate = (1.0 + (k - 1) * math.sqrt(max(kappa, 0.0))) / k
+    fallback = (
+        f" the plan prices the study's own readings per admitted root ({per_root:.6g} a root)."
+    )
+    seen = f"readers at the study's kappa-hat {kappa:.3f}"
+    size = None
+    if kappa > a.kappa_min:
+        gate = AuditGate(a.kappa_min, a.kappa_bound_level)
+        purpose = "study/plan/reader-audit"
+        try:
+            size = size_reader_audit(
+                rate, gate, PASS_PROBABILITY, config.seed, k, purpose, max_roots=MAX_AUDIT_ROOTS
+            )
+        except InputError:  # the planning kappa at the gate, or no size within the horizon
+            size = None
+    p = None if size is None else size.pass_probability
+    if size is None or size.roots is None or size.readings is None or p is None:
+        why = (
+            f"at or below kappa_min {a.kappa_min:g}, cannot pass its gate: no reader-audit size "
+            "passes them"
+            if kappa <= a.kappa_min
+            else f"pass its gate with probability {PASS_PROBABILITY} at no size up to "
+            f"{MAX_AUDIT_ROOTS:,} roots"
+        )
+        return per_root, 0.0, None, f"Reader audit: {seen}, {why};{fallback}"
+    cost = size.readings * a.cost_per_reading
+    note = (
+        f"Reader audit: n_a = {size.roots:,} roots double-read ({size.readings:,} readings, "
+        f"{cost:.6g} per allocation) so that {seen} (reconstruction rate {rate:.4f}, {k} "
+        f"categories) pass its gate (kappa's one-sided {a.kappa_bound_level:g} lower bound at "
+        f"least {a.kappa_min:g}) with probability at least {PASS_PROBABILITY} (the engine's "
+        f"default pass_probability): {float(p.value):.4f} ({p.label()}). The share of each "
+        "allocation's roots N double-read is n_a / N, capped at 1."
+    )
+    return 0.0, cost, size.roots, note
 
 
 def plan_icc(config: StudyConfig, sheets: Mapping[str, Any] | None) -> tuple[float | None, str]:
@@ -61,10 +120,7 @@ def plan_humans(
     human_icc, icc_note = plan_icc(config, sheets)
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
-    audit = config.data.reader_audit
-    reading = 0.0
-    if audit is not None and prep.order:  # the audit's readings per admitted root, priced
-        reading = audit.cost_per_reading * len(prep.data.readings) / len(prep.order)
+    reading, audit_cost, audit_roots, audit_note = plan_reader_audit(config, prep)
     price = config.humans.cost_per_judgment
     budget = config.budget.humans
     human_budget = budget / price if budget is not None and price > 0 else None
@@ -86,11 +142,11 @@ def plan_humans(
         spec=sequential.spec,
         threshold=construct.governing_threshold_h,
         cap=max(1, cap),
-        prices=Prices(human=price, model_root=per_root, reading_root=reading),
+        prices=Prices(human=price, model_root=per_root, reading_root=reading, audit=audit_cost),
         current=current,
         seed=config.seed,
         replicates=replicates,
         human_budget=human_budget,
         bets=(sequential.bets,),
     )
-    return plan, icc_note
+    return dataclasses.replace(plan, audit_roots=audit_roots, audit_note=audit_note), icc_note

@@ -31,9 +31,16 @@ def allocation_section(plan: AllocationPlan | None, icc_note: str, field: str) -
         "expected roots E[min(T, N)] (T the verdict's root), human judgments k·E[min(T, N)] "
         "and cost, each ± its Monte Carlo standard error. One run per allocation gives "
         "P(T ≤ n) for every n: T is a stopping time. Prices: a human judgment "
-        f"{plan.prices.human:.6g}, a root's model judgments {plan.prices.model_root:.6g}, its "
-        f"reader-audit readings {plan.prices.reading_root:.6g}.\n"
+        f"{plan.prices.human:.6g}, a root's model judgments {plan.prices.model_root:.6g}, "
+        + (
+            f"its reader-audit readings {plan.prices.reading_root:.6g}."
+            if plan.audit_roots is None
+            else f"the reader audit {plan.prices.audit:.6g} once."
+        )
+        + (f" {md_text(plan.audit_note)}" if plan.audit_note else "")
+        + "\n"
     )
+    n_a = plan.audit_roots
     rows = []
     for i, a in enumerate(plan.allocations):
         mark = ", ".join(m for m, on in (("today", a.current), ("chosen", i == plan.chosen)) if on)
@@ -47,6 +54,7 @@ def allocation_section(plan: AllocationPlan | None, icc_note: str, field: str) -
                 _q(a.expected_roots),
                 _q(a.human_judgments),
                 _q(a.cost, 2),
+                *([] if n_a is None else [f"{min(1.0, n_a / (a.roots or a.cap)):.3f}"]),
                 mark,
             ]
         )
@@ -63,6 +71,7 @@ def allocation_section(plan: AllocationPlan | None, icc_note: str, field: str) -
                 "E roots",
                 "human judgments",
                 "cost",
+                *([] if n_a is None else ["double-read share"]),
                 "",
             ],
             rows,

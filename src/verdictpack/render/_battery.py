@@ -157,6 +157,8 @@ def render_battery(r: Any) -> str:
     out.append(worlds_section(r.worlds))
     if r.true_h_grid is not None:
         out.append(_grid_section(r.true_h_grid))
+    if r.designs is not None:
+        out.append(_designs_section(r.designs, r.currency))
     out.append("## Operating characteristics per scenario\n")
     for row in r.scenarios:
         out.append(scenario_heading(row.outcome))
@@ -208,13 +210,71 @@ def _grid_section(grid: Any) -> str:
     return "\n".join(out)
 
 
+def _designs_section(d: Any, currency: str) -> str:
+    """The designs side by side: one row per scenario and design (simulated ± MC s.e.; the
+    fixed-n human judgments in closed form)."""
+    if not d.designs:
+        return ""
+    labels = list(d.designs[0].rows[0].p_verdict) if d.designs[0].rows else []
+    headers = [
+        "scenario",
+        "design",
+        *[f"P({lab})" for lab in labels],
+        "P(right)",
+        "human judgments, mean",
+        "q10 / q50 / q90",
+        f"expected cost ({currency})",
+        f"cost per valid verdict ({currency})",
+        "fixed-n human judgments",
+    ]
+    rows = []
+    for i in range(len(d.designs[0].rows)):
+        for des in d.designs:
+            row = des.rows[i]
+            q = row.human_judgments_quantiles
+            rows.append(
+                [
+                    f"`{row.scenario}`",
+                    f"{des.name} ({des.bets}, {des.humans_per_root} per root)",
+                    *[fmt_fig(row.p_verdict[lab], 3) for lab in labels],
+                    fmt_fig(row.p_right, 3),
+                    fmt_mean(row.human_judgments),
+                    " / ".join(f"{float(q[k].value):g}" for k in ("q10", "q50", "q90")),
+                    fmt_mean(row.expected_cost, 2),
+                    fmt_mean(row.cost_per_valid_verdict, 2)
+                    if row.cost_per_valid_verdict is not None
+                    else "no right verdict",
+                    f"{int(row.fixed_n_human_judgments.value):,}",
+                ]
+            )
+    return "\n".join(
+        [
+            "## Designs side by side\n",
+            f"The registered e-process ({d.construction}, cap {d.cap_roots:,} roots) under each "
+            f"design's bets and human judgments per root, {d.replicates:,} simulated runs per "
+            f"design and scenario in {d.n_blocks} block{'s' if d.n_blocks != 1 else ''} of "
+            f"{d.block_size:,}; ± is the Monte Carlo standard error. Human judgments count k "
+            "per root up to the verdict (a run "
+            "that reaches the cap counts the cap's); cost per valid verdict = expected cost / "
+            "P(right verdict). The fixed-n test's human judgments at the same error are its "
+            f"{d.fixed_n_roots:,} roots × k (closed form), set beside them for comparison. "
+            "Each design and scenario draws from its own seed-sequence child "
+            "(purpose `battery-designs/<design>/<scenario>`), so adding a design moves no other "
+            "number.\n",
+            table(headers, rows),
+        ]
+    )
+
+
 def render_files(result: BatteryResult) -> dict[str, str]:
-    """``report.md`` and ``results.json`` (which has no ``true_h_grid`` key when the config
-    asks for no grid: such a battery's outputs are those of a battery before the grid)."""
-    if result.true_h_grid is not None:
+    """``report.md`` and ``results.json`` (which has no ``true_h_grid`` or ``designs`` key
+    when the config asks for none: such a battery's outputs are those of a battery before them)."""
+    if result.true_h_grid is not None and result.designs is not None:
         results = render_results_json(result)
     else:
         data = results_document(result)
-        data.pop("true_h_grid", None)
+        for key in ("true_h_grid", "designs"):
+            if data.get(key) is None:
+                data.pop(key, None)
         results = dump_json(data)
     return {"report.md": render_battery(result), "results.json": results}

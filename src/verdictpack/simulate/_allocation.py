@@ -13,10 +13,10 @@ longer cap would have done after them. So one run of R replicates to the cap giv
 P(T <= n) for every n up to it, and N_k, the fewest roots whose P(T <= N_k) reaches the target,
 is read off that curve; the study run with cap N_k stops at min(T, N_k) roots. Expected human
 judgments k·E[min(T, N_k)] and expected cost E[min(T, N_k)]·(k·price per human judgment + price
-of a root's model judgments + price of its reader-audit readings) are means over the same
-replicates, with Monte Carlo standard errors (sample s.d. / √R; N_k is taken as given, the
-error of its choice left out). The chosen allocation is the cheapest one that reaches the
-target (ties: fewer human judgments, then the listed order).
+of a root's model judgments + price of its reader-audit readings), plus a sized reader audit's
+one price, are means over the same replicates, with Monte Carlo standard errors (sample s.d. /
+√R; N_k is taken as given, the error of its choice left out). The chosen allocation is the
+cheapest one that reaches the target (ties: fewer human judgments, then the listed order).
 
 **Target.** An explicit P(verdict), or by default today's: the P(verdict within its cap) of the
 current allocation (the config's humans per root and bets), so the saving printed is the one at
@@ -59,12 +59,13 @@ _INCONCLUSIVE = 4  # VERDICT_CODES index of INCONCLUSIVE (no verdict by the cap)
 @dataclass(frozen=True)
 class Prices:
     """What one root costs besides its humans: ``model_root`` (every model judgment of a root),
-    ``reading_root`` (the reader audit's expected readings per root, priced); and one human
-    judgment, ``human``."""
+    ``reading_root`` (the reader audit's expected readings per root, priced); one human
+    judgment, ``human``; and ``audit``, a reader audit of a fixed size priced once per study."""
 
     human: float = 1.0
     model_root: float = 0.0
     reading_root: float = 0.0
+    audit: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,9 @@ class AllocationPlan:
     saving_humans_share: Quantity | None  # the same as a share of the current's
     saving_cost: Quantity | None
     prices: Prices = Prices()
+    # the reader audit planned: roots double-read (None: none sized) and a sentence saying so
+    audit_roots: int | None = None
+    audit_note: str = ""
 
 
 def verdict_times(
@@ -192,7 +196,7 @@ def _evaluate(
         p_verdict=simulated(p, math.sqrt(max(p * (1 - p), 1.0 / r) / r), r),
         expected_roots=_mean(used),
         human_judgments=_mean(k * used),
-        cost=_mean(per_root * used),
+        cost=_mean(per_root * used + prices.audit),
         current=current,
         roots_mcse=roots_mcse,
     )

@@ -14,6 +14,7 @@ import numpy as np
 
 from verdictpack.verify._findings import _Auditor, _close, _fv, _is_number
 from verdictpack.verify._kinds import _walk
+from verdictpack.verify._kinds_designs import audit_designs
 from verdictpack.verify._kinds_grid import GRID_PREFIX, audit_grid
 from verdictpack.verify._rederive import _phi, _sheet_rate
 from verdictpack.verify._sprt_exact import _audit_sprt_exact
@@ -629,6 +630,7 @@ def _audit_battery(A: _Auditor, res: dict[str, Any]) -> None:
                 oc["replicates"],
             )
     audit_grid(A, res)  # the grid's own replicates, ends, purposes and fixed-n closed form
+    audit_designs(A, res)  # the designs' sums, quantiles, cost per valid verdict, fixed-n
     learned.finalize(A)
     _oc_unverified(A, "results.json $.scenarios", stats)
     if sheets is None and ocs:
