@@ -361,3 +361,13 @@ def test_the_gate_counts_passing_audits_as_it_decides_each_one() -> None:
     assert 0 < passed < len(tables)
     assert gate.passes(agreements, 40, p_e) == passed
     assert gate.passes(np.array([40]), 40, np.array([1.0])) == 0
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+@pytest.mark.parametrize("kappa", [0.0, 0.1, 0.5, 0.867, 1.0])
+def test_reconstruction_rate_for_inverts_expected_kappa(k: int, kappa: float) -> None:
+    from verdictpack.core._agreement import expected_kappa, reconstruction_rate_for
+
+    rate = reconstruction_rate_for(kappa, k)
+    assert 1.0 / k <= rate <= 1.0
+    assert expected_kappa(rate, k) == pytest.approx(kappa, abs=1e-12)

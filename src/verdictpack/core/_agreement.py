@@ -59,6 +59,7 @@ __all__ = [
     "expected_kappa",
     "kappa_lower_bound",
     "kappa_lower_bounds",
+    "reconstruction_rate_for",
 ]
 
 #: The name of the lower-bound method, as results.json and the reports print it.
@@ -418,3 +419,10 @@ def expected_kappa(reconstruction_rate: float, n_categories: int = 2) -> float:
     r = closed_unit("reconstruction_rate", reconstruction_rate)
     k = int_at_least("n_categories", n_categories, 2)
     return ((k * r - 1.0) / (k - 1.0)) ** 2
+
+
+def reconstruction_rate_for(kappa: float, n_categories: int = 2) -> float:
+    """The inverse of :func:`expected_kappa` on r ≥ 1/k: the reconstruction rate whose readers
+    agree at population κ (a κ below 0 read as 0), (1 + (k − 1)·√κ)/k."""
+    k = int_at_least("n_categories", n_categories, 2)
+    return (1.0 + (k - 1) * math.sqrt(max(float(kappa), 0.0))) / k

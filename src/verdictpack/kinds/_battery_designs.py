@@ -31,9 +31,10 @@ from verdictpack.simulate._operating import (
     BlockOutcome,
     Job,
     RouteDesign,
-    _mean,
-    _quantile,
-    _ratio,
+    eprocess_scored_wrong,
+    mean_quantity,
+    quantile_quantity,
+    ratio_quantity,
     summarize,
 )
 
@@ -144,8 +145,7 @@ def _row(job: Job, outcome: BlockOutcome) -> DesignRow:
     codes = outcome.eprocess_codes[0]
     roots = outcome.eprocess_roots[0].astype(np.float64)
     issued = (codes >= 1) & (codes <= 3)
-    wrong = (codes == 1) if not oc.effect_exists else ((codes == 2) | (codes == 3))
-    right = issued & ~wrong
+    right = issued & ~eprocess_scored_wrong(d, oc.effect_exists, oc.true_h, codes)
     cost = roots * (d.model_cost_per_root + d.human_cost_per_root)
     humans = roots * d.human_judgments_per_root
     return DesignRow(
@@ -154,12 +154,12 @@ def _row(job: Job, outcome: BlockOutcome) -> DesignRow:
         purpose=job.purpose,
         p_verdict=route.p_verdict,
         p_right=route.p_correct,
-        human_judgments=_mean(humans),
+        human_judgments=mean_quantity(humans),
         human_judgments_quantiles={
-            f"q{round(q * 100)}": _quantile(humans, q) for q in HUMAN_QUANTILES
+            f"q{round(q * 100)}": quantile_quantity(humans, q) for q in HUMAN_QUANTILES
         },
-        expected_cost=_mean(cost),
-        cost_per_valid_verdict=_ratio(cost, right),
+        expected_cost=mean_quantity(cost),
+        cost_per_valid_verdict=ratio_quantity(cost, right),
         fixed_n_human_judgments=closed_form(d.fixed_n * d.human_judgments_per_root),
     )
 

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from verdictpack._errors import InputError
-from verdictpack.config._blocks import build_sequential
-from verdictpack.config._compiler import compile_construct
-from verdictpack.core._agreement import AuditGate
+from verdictpack.config._blocks import SequentialSettings
+from verdictpack.config._compiler import Construct
+from verdictpack.core._agreement import AuditGate, reconstruction_rate_for
 from verdictpack.kinds._study import StudyPrepared
 from verdictpack.kinds._study_config import StudyConfig
 from verdictpack.simulate._allocation import AllocationPlan, Prices, plan_allocations
@@ -33,11 +33,34 @@ from verdictpack.simulate._fitted import sheet_human_icc
 from verdictpack.simulate._human import size_reader_audit
 from verdictpack.simulate._judges import Panel, TruthScenario
 
-__all__ = ["FIELD", "PASS_PROBABILITY", "plan_humans", "plan_icc", "plan_reader_audit"]
+__all__ = [
+    "FIELD",
+    "PASS_PROBABILITY",
+    "StudyPlanInputs",
+    "plan_humans",
+    "plan_icc",
+    "plan_reader_audit",
+]
 
 FIELD = "humans.judgments_per_root"  # the study config field that takes the chosen allocation
 PASS_PROBABILITY = 0.8  # the engine's default human.audit.pass_probability
 MAX_AUDIT_ROOTS = 100_000  # the engine's sizing horizon
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyPlanInputs:
+    """What ``--plan`` has already built that the allocation plan reuses: the compiled construct
+    and sequential settings, the sheets' panel, the ICC_H with its sentence (:func:`plan_icc`),
+    the humans' rate, a root's model-judgment price, the cap and the replicates."""
+
+    construct: Construct
+    sequential: SequentialSettings
+    panel: Panel
+    icc: tuple[float | None, str]
+    human_rate: float
+    per_root: float
+    cap: int
+    replicates: int
 
 
 def plan_reader_audit(
@@ -45,7 +68,7 @@ def plan_reader_audit(
 ) -> tuple[float, float, int | None, str]:
     """The reader audit a planned study needs: (price of readings per root, the audit's one
     price, roots double-read n_a or None, a sentence). Sized (module docstring) at the
-    reconstruction rate whose kappa ((k·r − 1)/(k − 1))² is the study's kappa-hat."""
+    reconstruction rate whose kappa is the study's kappa-hat (core ``reconstruction_rate_for``)."""
     a, decision = config.data.reader_audit, prep.audit
     if a is None or decision is None:
         return 0.0, 0.0, None, 'The plan includes no reader audit (`data.reader_audit` "none").'
@@ -53,7 +76,7 @@ def plan_reader_audit(
     table = decision.agreement_table
     k = len(table) if table else max(2, len(set(prep.data.readings.category)))
     per_root = a.cost_per_reading * len(prep.data.readings) / len(prep.order) if prep.order else 0
-    rate = (1.0 + (k - 1) * math.sqrt(max(kappa, 0.0))) / k
+    rate = reconstruction_rate_for(kappa, k)
     fallback = (
         f" the plan prices the study's own readings per admitted root ({per_root:.6g} a root)."
     )
@@ -108,18 +131,13 @@ def plan_icc(config: StudyConfig, sheets: Mapping[str, Any] | None) -> tuple[flo
 def plan_humans(
     config: StudyConfig,
     prep: StudyPrepared,
-    panel: Panel,
-    sheets: Mapping[str, Any] | None,
-    per_root: float,
-    human_rate: float,
-    cap: int,
-    replicates: int,
+    plan: StudyPlanInputs,
 ) -> tuple[AllocationPlan | None, str]:
     """The allocation plan of a study and a sentence on the ICC_H it assumed (None and the
     reason when the human budget covers no root of today's allocation)."""
-    human_icc, icc_note = plan_icc(config, sheets)
-    construct = compile_construct(config.construct_spec)
-    sequential = build_sequential(config.sequential)
+    construct, sequential, panel = plan.construct, plan.sequential, plan.panel
+    (human_icc, icc_note), human_rate, cap = plan.icc, plan.human_rate, plan.cap
+    per_root = plan.per_root
     reading, audit_cost, audit_roots, audit_note = plan_reader_audit(config, prep)
     price = config.humans.cost_per_judgment
     budget = config.budget.humans
@@ -132,7 +150,7 @@ def plan_humans(
             f"not planned: budget.humans covers {human_budget:.6g} human judgments at "
             f"humans.cost_per_judgment, fewer than one root takes today ({current[0]})"
         )
-    plan = plan_allocations(
+    out = plan_allocations(
         panel,
         TruthScenario(name="the sheets' world", effect_scale=1.0),
         human_rate,
@@ -145,8 +163,8 @@ def plan_humans(
         prices=Prices(human=price, model_root=per_root, reading_root=reading, audit=audit_cost),
         current=current,
         seed=config.seed,
-        replicates=replicates,
+        replicates=plan.replicates,
         human_budget=human_budget,
         bets=(sequential.bets,),
     )
-    return dataclasses.replace(plan, audit_roots=audit_roots, audit_note=audit_note), icc_note
+    return dataclasses.replace(out, audit_roots=audit_roots, audit_note=audit_note), icc_note

@@ -675,7 +675,7 @@ def plan_study(
     from verdictpack.config._blocks import HumanSpec, PanelSpec, RoutesSpec
     from verdictpack.evidence.live._prices import max_call_cost
     from verdictpack.evidence.live._prompts import render_messages
-    from verdictpack.kinds._study_allocation import plan_humans, plan_icc
+    from verdictpack.kinds._study_allocation import StudyPlanInputs, plan_humans, plan_icc
     from verdictpack.simulate._continuation import roots_to_go
     from verdictpack.simulate._judges import TruthScenario
     from verdictpack.simulate._panels import build_panel
@@ -696,7 +696,7 @@ def plan_study(
         call_costs.setdefault(spec.name, spec.cost_per_judgment)
     block, source_text = _sheet_panel(config, sheets, call_costs)
     human_rate, rate_source = _plan_human_rate(construct.human_baseline_rate, sheets)
-    human_icc, _ = plan_icc(config, sheets)
+    human_icc = (icc := plan_icc(config, sheets))[0]  # and the sentence saying whence
     panel = build_panel(PanelSpec.model_validate(block))
     per_root = sum(call_costs.values()) * config.panel.trials * 2
     scores = _scores(config, prep)
@@ -752,7 +752,10 @@ def plan_study(
             method="sheets",
             human_icc=human_icc,
         )
-    allocation = plan_humans(config, prep, panel, sheets, per_root, human_rate, horizon, replicates)
+    inputs = StudyPlanInputs(
+        construct, sequential, panel, icc, human_rate, per_root, horizon, replicates
+    )
+    allocation = plan_humans(config, prep, inputs)
     return StudyPlan(
         construct=construct,
         sheets_source=source_text,

@@ -49,6 +49,7 @@ from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import BatchHTracker
 from verdictpack.simulate._draw import chunk_rows, simulate_panel
 from verdictpack.simulate._judges import Panel, TruthScenario
+from verdictpack.simulate._operating import mean_quantity
 
 __all__ = ["BLOCK", "Allocation", "AllocationPlan", "Prices", "plan_allocations", "verdict_times"]
 
@@ -157,11 +158,6 @@ def verdict_times(
     return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
-def _mean(x: NDArray[np.float64]) -> Quantity:
-    r = int(x.size)
-    return simulated(float(x.mean()), float(x.std(ddof=1)) / math.sqrt(r), r)
-
-
 def _evaluate(
     times: NDArray[np.int64],
     k: int,
@@ -194,9 +190,9 @@ def _evaluate(
         cap=cap,
         roots=roots,
         p_verdict=simulated(p, math.sqrt(max(p * (1 - p), 1.0 / r) / r), r),
-        expected_roots=_mean(used),
-        human_judgments=_mean(k * used),
-        cost=_mean(per_root * used + prices.audit),
+        expected_roots=mean_quantity(used),
+        human_judgments=mean_quantity(k * used),
+        cost=mean_quantity(per_root * used + prices.audit),
         current=current,
         roots_mcse=roots_mcse,
     )

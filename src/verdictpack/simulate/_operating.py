@@ -57,8 +57,12 @@ __all__ = [
     "RouteDesign",
     "RouteOC",
     "ScenarioOC",
+    "eprocess_scored_wrong",
     "eprocess_wrong",
+    "mean_quantity",
     "merge_blocks",
+    "quantile_quantity",
+    "ratio_quantity",
     "replicate_bytes",
     "run_block",
     "run_cells",
@@ -395,13 +399,13 @@ def _p(indicator: NDArray[np.bool_]) -> Quantity:
     return simulated(p, math.sqrt(max(p * (1 - p), 0.0) / n), n)
 
 
-def _mean(x: NDArray[np.float64]) -> Quantity:
+def mean_quantity(x: NDArray[np.float64]) -> Quantity:
     n = x.size
     sd = float(x.std(ddof=1)) if n > 1 else 0.0
     return simulated(float(x.mean()), sd / math.sqrt(n), n)
 
 
-def _quantile(x: NDArray[np.float64], q: float) -> Quantity:
+def quantile_quantity(x: NDArray[np.float64], q: float) -> Quantity:
     """Empirical quantile; MCSE from the binomial (order-statistic) interval of its rank."""
     n = x.size
     srt = np.sort(x)
@@ -412,7 +416,7 @@ def _quantile(x: NDArray[np.float64], q: float) -> Quantity:
     return simulated(value, float(hi - lo) / (2 * 1.96), n)
 
 
-def _ratio(num: NDArray[np.float64], den: NDArray[np.bool_]) -> Quantity | None:
+def ratio_quantity(num: NDArray[np.float64], den: NDArray[np.bool_]) -> Quantity | None:
     """mean(num) / mean(den) with a delta-method MCSE; None when no verdict was issued."""
     n = num.size
     p = float(den.mean())
@@ -455,18 +459,18 @@ def _route_oc(
         p_wrong=_p(wrong),
         p_correct=_p(issued & ~wrong),
         p_verdict_issued=_p(issued),
-        mean_roots=_mean(r),
-        roots_quantiles={f"q{int(q * 100)}": _quantile(r, q) for q in QUANTILES},
+        mean_roots=mean_quantity(r),
+        roots_quantiles={f"q{int(q * 100)}": quantile_quantity(r, q) for q in QUANTILES},
         max_roots=int(roots.max()),
         cap=design.sequential.cap_roots if route != "fixed_n" else design.fixed_n,
-        mean_model_touches=_mean(model_touches),
-        mean_human_touches=_mean(human_touches),
-        mean_touches=_mean(touches),
-        mean_model_cost=_mean(model_cost),
-        mean_human_cost=_mean(human_cost),
-        mean_cost=_mean(cost),
-        cost_per_valid_verdict=_ratio(cost, issued),
-        touches_per_valid_verdict=_ratio(touches, issued),
+        mean_model_touches=mean_quantity(model_touches),
+        mean_human_touches=mean_quantity(human_touches),
+        mean_touches=mean_quantity(touches),
+        mean_model_cost=mean_quantity(model_cost),
+        mean_human_cost=mean_quantity(human_cost),
+        mean_cost=mean_quantity(cost),
+        cost_per_valid_verdict=ratio_quantity(cost, issued),
+        touches_per_valid_verdict=ratio_quantity(touches, issued),
     )
 
 
@@ -501,6 +505,18 @@ def eprocess_wrong(codes: NDArray[np.int8], true_h: float, threshold: float) -> 
     return wrong
 
 
+def eprocess_scored_wrong(
+    design: RouteDesign, effect: bool, true_h: float, codes: NDArray[np.int8]
+) -> NDArray[np.bool_]:
+    """The e-process verdicts a design scores wrong: from the world's true h for a plan built
+    from sheets (:func:`eprocess_wrong`), else an effect claimed where none exists (``effect``
+    False) or "no / too small an effect" where one does."""
+    if design.score_by_true_h:
+        return eprocess_wrong(codes, true_h, design.construct.governing_threshold_h)
+    out: NDArray[np.bool_] = (codes == 1) if not effect else ((codes == 2) | (codes == 3))
+    return out
+
+
 def two_way_wrong(
     effect: NDArray[np.bool_], no_effect: NDArray[np.bool_], true_h: float, threshold: float
 ) -> NDArray[np.bool_]:
@@ -532,11 +548,7 @@ def summarize(
         outcome.eprocess_roots,
         strict=True,
     ):
-        # wrong: an effect claimed where none exists, or "no / too small an effect" where one does
-        if design.score_by_true_h:
-            wrong = eprocess_wrong(codes, true_h, threshold)
-        else:
-            wrong = (codes == 1) if not effect else ((codes == 2) | (codes == 3))
+        wrong = eprocess_scored_wrong(design, effect, true_h, codes)
         routes.append(
             _route_oc(
                 "eprocess",
