@@ -62,6 +62,7 @@ def test_plan_simulates_the_humans_with_the_fitted_icc(tmp_path: Path, capsys) -
             "price": {"per_call": 0.002},
         }
     config["sequential"]["cap_roots"] = 40
+    config["planning"] = {"bets": ["grid"]}  # the grid alone: this test is about the ICC_H
     study.write_text(json.dumps(config))
     judges = [{"name": n, "baseline_rate": 0.5, "lean_h": 0.25} for n in ("judge-a", "judge-b")]
     sheets = {"panel": {"name": "fitted", "latent_correlation": 0.2, "judges": judges}}

@@ -24,6 +24,7 @@ def _live(tmp_path: Path, priors: bool = True) -> Path:
             judge["prior"] = {"baseline_rate": 0.5, "lean_h": 0.8, "position_bias": 0.05}
     config["budget"] = {"judges": 0.2}
     config["sequential"]["cap_roots"] = 40
+    config["planning"] = {"bets": ["grid"]}  # the grid alone: these tests are not about bets
     study.write_text(json.dumps(config))
     return study
 
@@ -154,22 +155,36 @@ def test_plan_compares_humans_per_root_and_names_the_field_to_set(tmp_path: Path
     passing = float(section.split("default pass_probability): ")[1].split()[0])
     assert passing >= 0.8 and "(simulated, MCSE " in section
     assert "double-read share" in section
-    rows = {
-        line.split("|")[1].strip(): line
+    every = {
+        (line.split("|")[1].strip(), line.split("|")[2].strip()): line
         for line in section.splitlines()
         if line.startswith("| ") and line.split("|")[1].strip().isdigit()
     }
-    assert set(rows) == {"1", "2", "3"}
+    # by default the allocations are compared under every bets construction, the config's first
+    assert set(every) == {(k, b) for k in "123" for b in ("grid", "plugin", "blend")}
+    assert [b for k, b in every if k == "1"] == ["grid", "plugin", "blend"]
+    rows = {k: line for (k, b), line in every.items() if b == "grid"}
     assert rows["2"].rstrip(" |").endswith("today") and "| 200 |" in rows["2"]
-    assert rows["1"].rstrip(" |").endswith("chosen") and "| 300 |" in rows["1"]
+    chosen = [key for key, line in every.items() if line.rstrip(" |").endswith("chosen")]
+    assert len(chosen) == 1 and chosen[0][0] == "1" and "| 300 |" in every[chosen[0]]
     assert "Predicted saving against today's 2 per root:" in section and " ± " in section
     assert f"set `{FIELD}` to 1" in section
+    assert ("`sequential.bets` to " in section) == (chosen[0][1] != "grid")
     group, name = FIELD.split(".")
     assert name in StudyConfig.model_fields[group].annotation.model_fields  # type: ignore[union-attr]
     sheets["human_icc"] = {"icc": -0.04}
     path.write_text(json.dumps(sheets))
+    config["planning"] = {"bets": ["grid"]}  # the grid alone: three rows
+    study.write_text(json.dumps(config))
     assert main([str(study), "--plan", "--sheets", str(path)]) == 0
-    assert "the fitted ICC_H -0.040 is negative, read as 0" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the fitted ICC_H -0.040 is negative, read as 0" in out
+    assert "| plugin |" not in out and "| blend |" not in out and "| grid |" in out
+    config["planning"] = {"bets": ["grid", "blend", "grid"]}
+    study.write_text(json.dumps(config))
+    assert main([str(study), "--plan", "--sheets", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "planning.bets[2]" in err and "a bets name used once" in err
 
 
 @pytest.mark.parametrize("per_root", [1, 2])
@@ -206,6 +221,7 @@ def test_plan_prices_judges_read_from_files_and_the_humans(tmp_path: Path, capsy
     config["humans"] = {"judgments_per_root": 1, "cost_per_judgment": 0.5}
     config["budget"] = {"judges": 0.2}
     config["sequential"]["cap_roots"] = 40
+    config["planning"] = {"bets": ["grid"]}  # the grid alone: this test is about prices
     study.write_text(json.dumps(config))
     assert main([str(study), "--plan"]) == 0
     out = capsys.readouterr().out
@@ -238,6 +254,7 @@ def test_plan_takes_the_configs_humans_icc_without_sheets(tmp_path: Path, capsys
     config["sequential"]["cap_roots"] = 300
     config["humans"] = {"judgments_per_root": 2, "cost_per_judgment": 0.5, "icc": 0.6}
     config["budget"] = {"humans": 200}
+    config["planning"] = {"bets": ["grid"]}  # the grid alone (this test is about the ICC_H)
     study.write_text(json.dumps(config))
     assert main([str(study), "--plan"]) == 0
     section = capsys.readouterr().out.split("## Humans per root")[1]

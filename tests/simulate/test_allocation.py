@@ -136,11 +136,18 @@ def test_an_allocation_the_budget_gives_no_root_is_left_out_and_today_must_have_
 
 
 def _acceptance(
-    icc: float, budget: int, plan_reps: int, study_reps: int, seed: int
+    icc: float,
+    budget: int,
+    plan_reps: int,
+    study_reps: int,
+    seed: int,
+    bets: tuple[str, ...] = ("grid",),
 ) -> tuple[float, float, float, float, float, float]:
     """(predicted saving share, realised mean saving share, realised median saving share,
     P(verdict) today, P(verdict) of the chosen allocation, their standard error) over
-    ``study_reps`` independent seeded studies of each design."""
+    ``study_reps`` independent seeded studies of each design; the plan compares the allocations
+    under each of ``bets`` (today's grid always among them), the chosen one's studies run under
+    its bets."""
     panel, scenario = _world(0.45)
     plan = plan_allocations(
         panel,
@@ -153,20 +160,21 @@ def _acceptance(
         cap=budget,
         replicates=plan_reps,
         human_budget=budget,
+        bets=tuple(dict.fromkeys(("grid", *bets))),
         **SETTINGS,  # type: ignore[arg-type]
     )
     assert plan.chosen is not None and plan.saving_humans_share is not None
     chosen = plan.allocations[plan.chosen]
     assert chosen.roots is not None
 
-    def studies(k: int, cap: int) -> tuple[np.ndarray, float]:
+    def studies(k: int, cap: int, bets: str) -> tuple[np.ndarray, float]:
         t = verdict_times(
             panel,
             scenario,
             RATE,
             icc,
             k,
-            "grid",
+            bets,
             cap=cap,
             replicates=study_reps,
             seed=seed + 10_000,
@@ -174,8 +182,8 @@ def _acceptance(
         )
         return k * np.where(t > 0, t, cap), float(np.mean(t > 0))
 
-    h_now, p_now = studies(2, budget // 2)
-    h_new, p_new = studies(chosen.humans_per_root, chosen.roots)
+    h_now, p_now = studies(2, budget // 2, "grid")
+    h_new, p_new = studies(chosen.humans_per_root, chosen.roots, chosen.bets)
     se = float(np.sqrt((p_now * (1 - p_now) + p_new * (1 - p_new)) / study_reps))
     return (
         float(plan.saving_humans_share.value),
@@ -203,9 +211,11 @@ def test_the_planned_allocation_saves_human_judgments_at_the_same_chance_of_a_ve
 def test_the_planned_allocation_saves_thirty_percent_over_human_budgets(
     icc: float, budget: int
 ) -> None:
-    """The acceptance figure (slow: see SLOW_CHECKS): 2,000 planning replicates, 2,000 studies
-    of each design."""
-    predicted, mean, median, p_now, p_new, se = _acceptance(icc, budget, 2000, 2000, seed=22)
+    """The acceptance figure (slow: see SLOW_CHECKS): 2,000 planning replicates, the
+    allocations under the grid, plug-in and blend bets, 2,000 studies of each design."""
+    predicted, mean, median, p_now, p_new, se = _acceptance(
+        icc, budget, 2000, 2000, seed=22, bets=("grid", "plugin", "blend")
+    )
     assert p_new >= p_now - 3 * se, (p_now, p_new, se)
     assert median >= 0.30, (predicted, mean, median)
     assert abs(predicted - mean) <= 0.10 * mean, (predicted, mean)

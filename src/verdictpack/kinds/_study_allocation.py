@@ -1,18 +1,20 @@
 """``--plan``'s human allocation: a study config's prices, budget and humans fed to the planner.
 
-:func:`~verdictpack.simulate._allocation.plan_allocations` compares 1, 2 and 3 human judgments
-per root (and the config's own ``humans.judgments_per_root``) under the config's bets, in the
-world of the judges' sheets and the humans' sheet (ICC_H of ``--sheets``' fitted_panel.json, a
-negative fit read as 0; without one the humans are independent across roots). Prices: one human
-judgment ``humans.cost_per_judgment``; a root's model judgments at the live judges' worst-case
-call prices (the plan's cost per root); the reader audit (:func:`plan_reader_audit`) sized by
-:func:`~verdictpack.simulate._human.size_reader_audit` so that readers at the study's observed
-kappa pass its gate with probability 0.8 (the engine's default ``pass_probability``): its roots
-n_a double-read, two readings each at ``data.reader_audit.cost_per_reading``, priced once per
-allocation (a share n_a / N of its roots). Readers at or below the gate: no size passes them,
-and the audit is priced as the study's readings per admitted root (a planned study double-reads
-the same share). ``budget.humans`` (with a human price) caps each allocation at the roots its
-human judgments cover. The target is today's P(verdict within its cap).
+:func:`~verdictpack.simulate._allocation.plan_allocations` compares 1, 2 and 3 human judgments per
+root (and the config's own ``humans.judgments_per_root``) under each bets construction
+``planning.bets`` names (default grid, plug-in and blend; the config's ``sequential.bets`` always
+first), in the world of the judges' sheets and the humans' sheet (ICC_H of ``--sheets``'
+fitted_panel.json, a negative fit read as 0; without one the humans are independent across roots).
+Prices: one human judgment ``humans.cost_per_judgment``; a root's model judgments at the live
+judges' worst-case call prices (the plan's cost per root); the reader audit
+(:func:`plan_reader_audit`) sized by :func:`~verdictpack.simulate._human.size_reader_audit` so that
+readers at the study's observed kappa pass its gate with probability 0.8 (the engine's default
+``pass_probability``): its roots n_a double-read, two readings each at
+``data.reader_audit.cost_per_reading``, priced once per allocation (a share n_a / N of its roots).
+Readers at or below the gate: no size passes them, and the audit is priced as the study's readings
+per admitted root (a planned study double-reads the same share). ``budget.humans`` (with a human
+price) caps each allocation at the roots its human judgments cover. The target is today's P(verdict
+within its cap).
 """
 
 from __future__ import annotations
@@ -165,6 +167,6 @@ def plan_humans(
         seed=config.seed,
         replicates=plan.replicates,
         human_budget=human_budget,
-        bets=(sequential.bets,),
+        bets=tuple(dict.fromkeys((sequential.bets, *config.planning.bets))),
     )
     return dataclasses.replace(out, audit_roots=audit_roots, audit_note=audit_note), icc_note

@@ -22,7 +22,13 @@ from verdictpack.config._blocks import (
     kappa_bound_level_field,
     kappa_min_field,
 )
-from verdictpack.config._compiler import CrossRule, SequentialConstruct, StrictModel, unique
+from verdictpack.config._compiler import (
+    CrossRule,
+    SequentialConstruct,
+    StrictModel,
+    refuse,
+    unique,
+)
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT
 from verdictpack.kinds._study_files import JudgmentFileSpec, RelPath, Text
 
@@ -568,6 +574,26 @@ class PlanningSpec(StrictModel):
         description="most extra roots a simulated continuation may take before it counts as "
         "unsettled",
     )
+    bets: list[Literal["grid", "plugin", "blend"]] = Field(
+        default_factory=lambda: ["grid", "plugin", "blend"],
+        min_length=1,
+        max_length=3,
+        description="the bets --plan's human allocation compares, each named once (default all "
+        "three: the plug-in and blend bets take about 5 and 11 times the grid's simulation "
+        "time); the config's own sequential.bets is always compared, first",
+    )
+
+    @field_validator("bets")
+    @classmethod
+    def _bets_once(cls, bets: list[str]) -> list[str]:
+        seen: set[str] = set()
+        found = []
+        for i, name in enumerate(bets):
+            if name in seen:
+                found.append(((i,), name, "a bets name used once"))
+            seen.add(name)
+        refuse(found)
+        return bets
 
 
 # the study's human touches: a judgment without a cost of its own, an audit reading
