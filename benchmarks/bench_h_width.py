@@ -1,6 +1,8 @@
 """Benchmark (width, not time): the h-interval at the final root, for the fixed bet grid, the
-plug-in bets and their blend, under the corners and the hybrid construction, as a multiple of the
-fixed-n t interval for h at the same per-tail level from the same roots.
+plug-in bets, their blend and the horizon bets (the plug-in bets tuned to a design N: the
+example's registered cap_roots, a simulated cell's roots), under the corners and the hybrid
+construction, as a multiple of the fixed-n t interval for h at the same per-tail level from the
+same roots.
 
     python benchmarks/bench_h_width.py [--seeds 200] [--roots 60 500] [--alphas 0.0025 0.025]
         [--true-h 0.3 0] [--study-out DIR] [--coverage 4000]
@@ -60,11 +62,15 @@ from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import BatchHTracker
 from verdictpack.core._tracks import BoundedHTracker, Value
 
-BETS = ("grid", "plugin", "blend")
+BETS = ("grid", "plugin", "blend", "horizon")
 CONSTRUCTIONS = ("corners", "hybrid")
 JUDGMENTS = 50  # 5 judges x 2 orders x 5 trials per root
 SIGMA, RHO = 1.2, 0.3  # logit-scale root heterogeneity; human-judge latent correlation
 SECONDS = dict.fromkeys(BETS, 0.0)  # tracker time per bets over the simulated cells
+# the example study's registered cap_roots: the horizon bets' N, as the study would run them
+EXAMPLE_CAP = json.loads((ROOT / "examples" / "study_summarization.json").read_text())[
+    "sequential"
+]["cap_roots"]
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--seeds", type=int, default=200, help="simulated studies per cell")
@@ -158,7 +164,7 @@ def example_rows() -> tuple[int, list[dict[str, object]]]:
                 row["C"] = float(c_arr[0])
                 row["values"] = "point values" if point else "bounded, as run"
                 for bets in BETS:
-                    tr = BoundedHTracker(con, a, MixtureSpec(), 0.3, bets=bets)
+                    tr = BoundedHTracker(con, a, MixtureSpec(), 0.3, bets, EXAMPLE_CAP)
                     for r in trail:
                         tr.update(value(r, "M", point), value(r, "H", point))
                     lo, hi = tr.h_interval
@@ -225,12 +231,14 @@ def simulated_rows(true_h: float) -> list[dict[str, object]]:
             widths: dict[str, dict[int, np.ndarray]] = {}
             for bets in BETS:
                 t0 = time.perf_counter()
-                tr = BatchHTracker(r, con, a, None, 0.3, m_sup, h_sup, bets=bets)
                 widths[bets] = {}
-                for i in range(n):
-                    tr.update(m_idx[:, i], h_idx[:, i])
-                    if i + 1 in t_width:
-                        widths[bets][i + 1] = tr.h_hi - tr.h_lo
+                # the horizon bets: one run per read-out, tuned to it; the others read on the way
+                for end in sorted(t_width) if bets == "horizon" else [n]:
+                    tr = BatchHTracker(r, con, a, None, 0.3, m_sup, h_sup, bets=bets, horizon=end)
+                    for i in range(end):
+                        tr.update(m_idx[:, i], h_idx[:, i])
+                        if i + 1 in t_width and (bets != "horizon" or i + 1 == end):
+                            widths[bets][i + 1] = tr.h_hi - tr.h_lo
                 SECONDS[bets] += time.perf_counter() - t0
             for k in sorted(args.roots):
                 row: dict[str, object] = {"construction": con, "a": a, "roots": k}
@@ -252,12 +260,16 @@ print(machine())
 print(f"seeds per simulated cell: {args.seeds}; roots {args.roots}; per-tail a {args.alphas}")
 n_ex, ex_rows = example_rows()
 print()
-print("| data | roots | a | construction | grid / t | plug-in / t | blend / t | t width | C | f |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print(
+    "| data | roots | a | construction | grid / t | plug-in / t | blend / t | horizon / t "
+    "| t width | C | f |"
+)
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for row in ex_rows:
     print(
         f"| example study, {row['values']} | {n_ex} | {row['a']} | {row['construction']} "
-        f"| {cell(row['grid'])} | {cell(row['plugin'])} | {cell(row['blend'])} | {row['t']:.3f} "
+        f"| {cell(row['grid'])} | {cell(row['plugin'])} | {cell(row['blend'])} "
+        f"| {cell(row['horizon'])} | {row['t']:.3f} "
         f"| {row['C']:.2f} | {peeking_factor(float(row['a']), n_ex):.2f} |"  # type: ignore[arg-type]
     )
 for true_h in args.true_h:
@@ -266,6 +278,7 @@ for true_h in args.true_h:
         print(
             f"| simulated, h = {true_h} | {k} | {row['a']} | {row['construction']} "
             f"| {cell(row['grid'])} | {cell(row['plugin'])} | {cell(row['blend'])} "
+            f"| {cell(row['horizon'])} "
             f"| {row['t']:.3f} | {row['C']:.2f} | {peeking_factor(float(row['a']), k):.2f} |"  # type: ignore[arg-type]
         )
 print()

@@ -180,14 +180,14 @@ SLOW_CHECKS = (
         # the natural-pairs example's fuzz (its end-to-end test and its validate refusals stay)
         "tests/test_fuzz_configs.py::"
         "test_any_value_at_any_path_is_a_result_or_a_refusal_by_name[study_natural]",
-        # the plug-in and blend bets at the boundary null over 2,000 replicates and 400 roots
-        # (the 400-replicate, 150-root relative stays), and an engine run with blend bets
+        # the plug-in, blend and horizon bets at the boundary null over 2,000 replicates and 400
+        # roots (the 400-replicate, 150-root relative stays), and an engine run with blend bets
         # through the self-audit (the tracks against the audit's re-derivation stay)
         *(
             "tests/core/test_adaptive_batch.py::"
             f"test_at_the_boundary_null_false_effects_stay_within_alpha_longer[{c}-{b}]"
             for c in ("corners", "hybrid")
-            for b in ("plugin", "blend")
+            for b in ("plugin", "blend", "horizon")
         ),
         "tests/verify/test_kinds_engine.py::test_an_engine_run_with_blend_bets_passes_its_audit",
         # two kinds' progress through the CLI (sizing's, verdict's and judges' stay)

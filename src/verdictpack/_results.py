@@ -23,6 +23,7 @@ import numpy as np
 
 __all__ = [
     "BULK",
+    "OPTIONAL",
     "Basis",
     "Quantity",
     "closed_form",
@@ -37,6 +38,9 @@ Basis = Literal["exact", "closed_form", "simulated"]
 # field metadata of bulk data a result carries for files of its own (a judgment table, say):
 # ``to_jsonable`` leaves such fields out, so results.json never holds them
 BULK: dict[str, bool] = {"bulk": True}
+# field metadata of an optional field added later: ``to_jsonable`` leaves it out while it is None,
+# so results.json of a run that does not use it keeps its earlier bytes
+OPTIONAL: dict[str, bool] = {"optional": True}
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,7 @@ def to_jsonable(obj: Any) -> Any:
             f.name: to_jsonable(getattr(obj, f.name))
             for f in dataclasses.fields(obj)
             if not f.metadata.get("bulk")
+            and not (f.metadata.get("optional") and getattr(obj, f.name) is None)
         }
     if isinstance(obj, enum.Enum):
         return to_jsonable(obj.value)

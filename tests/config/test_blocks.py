@@ -74,7 +74,7 @@ def test_sequential_schema_refuses(block: dict) -> None:
         SequentialSpec.model_validate(block)
 
 
-@pytest.mark.parametrize("bets", ["grid", "plugin", "blend"])
+@pytest.mark.parametrize("bets", ["grid", "plugin", "blend", "horizon"])
 def test_sequential_bets_round_trip_and_reach_the_settings(bets: str) -> None:
     block = {"construction": "hybrid", "cap_roots": 10, "bets": bets}
     spec = SequentialSpec.model_validate(block)
@@ -82,7 +82,10 @@ def test_sequential_bets_round_trip_and_reach_the_settings(bets: str) -> None:
     assert again == spec and again.bets == bets
     settings = build_sequential(again)
     assert settings.bets == bets
-    assert settings.bets_record() == ({} if bets == "grid" else {"bets": bets})
+    want = {} if bets == "grid" else {"bets": bets}
+    if bets == "horizon":  # the horizon bets record their design N: the cap they are tuned to
+        want["horizon"] = 10
+    assert settings.bets_record() == want
     default = SequentialSpec.model_validate({"construction": "hybrid", "cap_roots": 10})
     assert default.bets == "grid" and build_sequential(default).bets_record() == {}
 
@@ -100,7 +103,7 @@ def test_an_unknown_bets_name_is_refused_by_the_cli_naming_field_allowed_and_val
     assert main([str(path), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "$.sequential.bets" in err and '"kelly"' in err
-    assert "'grid', 'plugin' or 'blend'" in err and "Traceback" not in err
+    assert "'grid', 'plugin', 'blend' or 'horizon'" in err and "Traceback" not in err
     assert not out.exists()
 
 

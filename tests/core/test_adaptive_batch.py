@@ -22,6 +22,7 @@ MS = np.arange(9) / 8  # M: the mean of 8 cells
 HS = np.arange(3) / 2  # H: the mean of 2 human judgments
 CLAIMS = {"registered": "r", "extension": "e", "comparison": "c"}
 TOL = 1e-12
+HZ = 100  # the horizon bets' design N (every other bets ignore it)
 
 
 def _roots(seed: int, r: int, t: int, mu_m: float = 0.65, mu_h: float = 0.5) -> tuple:
@@ -41,22 +42,28 @@ def test_the_factory_builds_each_bet_by_name_and_refuses_others() -> None:
     with pytest.raises(InputError) as exc:
         make_cs("kelly", 0.05)
     assert exc.value.parameter == "bets"
-    assert '"grid" or "plugin" or "blend"' in str(exc.value) and "kelly" in str(exc.value)
+    assert '"grid" or "plugin" or "blend" or "horizon"' in str(exc.value)
+    assert "kelly" in str(exc.value)
+    assert type(make_cs("horizon", 0.05, horizon=10)) is PlugInCS
+    with pytest.raises(InputError) as exc:
+        BatchHTracker(2, "corners", 0.05, None, 0.2, MS, HS, bets="horizon")  # no N
+    assert exc.value.parameter == "horizon"
     with pytest.raises(InputError):
         BatchHTracker(2, "corners", 0.05, None, 0.2, MS, HS, bets="Plugin")
 
 
-@pytest.mark.parametrize("bets", ["plugin", "blend"])
+@pytest.mark.parametrize("bets", ["plugin", "blend", "horizon"])
 @pytest.mark.parametrize("construction", ["corners", "hybrid"])
 def test_batch_bounds_are_the_scalar_classes_replicate_by_replicate(
     bets: str, construction: str
 ) -> None:
     r, t = 8, 90
     mi, hi, hp, act = _roots(1, r, t)
-    batch = BatchHTracker(r, construction, 0.05, None, 0.2, MS, HS, bets=bets)
-    scalar = [HTracker(construction, 0.05, None, 0.2, bets=bets) for _ in range(r)]
-    assert all(isinstance(s.model, PlugInCS if bets == "plugin" else BlendCS) for s in scalar)
-    worst = 0.0
+    batch = BatchHTracker(r, construction, 0.05, None, 0.2, MS, HS, bets=bets, horizon=HZ)
+    scalar = [HTracker(construction, 0.05, None, 0.2, bets=bets, horizon=HZ) for _ in range(r)]
+    assert all(isinstance(s.model, BlendCS if bets == "blend" else PlugInCS) for s in scalar)
+    assert batch.horizon == scalar[0].horizon == (HZ if bets == "horizon" else None)
+    worst = worst_h = 0.0
     for i in range(t):
         batch.update(mi[:, i], hi[:, i], hp[:, i], act[:, i])
         for k, s in enumerate(scalar):
@@ -65,15 +72,19 @@ def test_batch_bounds_are_the_scalar_classes_replicate_by_replicate(
         if i % 15 == 14 or i == t - 1:
             for k, s in enumerate(scalar):
                 got = [batch.model.lower[k], batch.model.upper[k]]
-                got += [batch.human.lower[k], batch.human.upper[k], batch.h_lo[k], batch.h_hi[k]]
-                want = [*s.model_bounds, *s.human_bounds, *s.h_interval]
+                got += [batch.human.lower[k], batch.human.upper[k]]
+                want = [*s.model_bounds, *s.human_bounds]
                 if construction == "hybrid":
                     assert batch.diff_lower is not None and batch.diff_upper is not None
                     got += [batch.diff_lower[k], batch.diff_upper[k]]
                     want += [*(s.diff_bounds or ())]
                 worst = max(worst, float(np.max(np.abs(np.subtract(got, want)))))
+                h_gap = np.subtract([batch.h_lo[k], batch.h_hi[k]], s.h_interval)
+                worst_h = max(worst_h, float(np.max(np.abs(h_gap))))
                 assert batch.n_roots[k] == s.n_roots
     assert worst <= TOL, worst
+    # the h-interval is φ of the bounds: φ' (up to about 5 on these streams) scales their gap
+    assert worst_h <= 10 * TOL, worst_h
     # the streams moved: this compared bounds, not the starting [0, 1]
     assert np.all(batch.model.lower > 0.3) and np.all(batch.human.upper < 0.95)
     # e-values of the streams, as the scalar classes give them
@@ -82,13 +93,13 @@ def test_batch_bounds_are_the_scalar_classes_replicate_by_replicate(
         assert batch.human.log_e_lower(0.6)[k] == pytest.approx(s.human.log_e_lower(0.6), abs=1e-9)
 
 
-@pytest.mark.parametrize("bets", ["plugin", "blend"])
+@pytest.mark.parametrize("bets", ["plugin", "blend", "horizon"])
 def test_run_trace_and_spread_first_agree_with_root_by_root_updates(bets: str) -> None:
     r, t = 6, 150
     mi, hi, _, _ = _roots(2, r, t, mu_m=0.8, mu_h=0.45)
-    ran = BatchHTracker(r, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets)
+    ran = BatchHTracker(r, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets, horizon=HZ)
     codes = ran.run(mi, hi, cap=t)
-    stepped = BatchHTracker(r, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets)
+    stepped = BatchHTracker(r, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets, horizon=HZ)
     open_ = np.ones(r, dtype=bool)
     for i in range(t):
         stepped.update(mi[:, i], hi[:, i], active=open_)
@@ -98,15 +109,15 @@ def test_run_trace_and_spread_first_agree_with_root_by_root_updates(bets: str) -
     assert np.array_equal(ran.n_roots, stepped.n_roots) and np.all(codes != 0)
     assert np.array_equal(ran.h_lo, stepped.h_lo) and np.array_equal(ran.h_hi, stepped.h_hi)
     # a trace of replicate 0 is the root-by-root path of one replicate
-    one = BatchHTracker(1, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets)
+    one = BatchHTracker(1, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets, horizon=HZ)
     bounds, lo, hi_ = one.trace(mi[0], hi[0], np.ones(t, dtype=bool))
-    solo = BatchHTracker(1, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets)
+    solo = BatchHTracker(1, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets, horizon=HZ)
     for i in range(t):
         solo.update(mi[:1, i], hi[:1, i])
         assert (lo[i], hi_[i]) == (solo.h_lo[0], solo.h_hi[0])
         assert bounds[i, 0] == solo.model.lower[0] and bounds[i, 5] * 2 - 1 == solo.diff_upper[0]
     # spread_first: every replicate continues from replicate 0's state
-    fan = BatchHTracker(3, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets)
+    fan = BatchHTracker(3, "hybrid", 0.05, None, 0.2, MS, HS, bets=bets, horizon=HZ)
     first = np.array([True, False, False])
     for i in range(40):
         fan.update(np.full(3, mi[0, i]), np.full(3, hi[0, i]), active=first)
@@ -116,7 +127,7 @@ def test_run_trace_and_spread_first_agree_with_root_by_root_updates(bets: str) -
     assert np.all(fan.h_lo == lo[59]) and np.all(fan.n_roots == 60)
 
 
-@pytest.mark.parametrize("bets", ["plugin", "blend"])
+@pytest.mark.parametrize("bets", ["plugin", "blend", "horizon"])
 def test_the_traced_tracks_are_the_streamed_tracks(bets: str) -> None:
     """TrackTrace (the batch engine's trace, a study's path) and TrackRun (the scalar trackers,
     the live and engine paths) give the same tracks with the same bets, bounded values too."""
@@ -125,7 +136,7 @@ def test_the_traced_tracks_are_the_streamed_tracks(bets: str) -> None:
     m = rng.binomial(8, 0.7, n) / 8
     h = np.where(rng.random(n) < 0.6, rng.binomial(2, 0.5, n) / 2, np.nan)
     m_up = np.where(rng.random(n) < 0.1, np.minimum(m + 0.25, 1.0), m)
-    settings = TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS, bets)
+    settings = TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS, bets, HZ)
     trace = TrackTrace(settings, m, h, cap=n, m_upper=m_up)
     run = TrackRun(settings)
     for i in range(n):
@@ -147,19 +158,19 @@ def _false_effects(bets: str, construction: str, r: int, t: int) -> tuple[float,
     rng = stream(11, f"tests/adaptive_batch/null/{bets}/{construction}")
     mi = rng.binomial(8, mu_m, (r, t))
     hi = rng.binomial(2, mu_h, (r, t))
-    tracker = BatchHTracker(r, construction, alpha, None, thr, MS, HS, bets=bets)
+    tracker = BatchHTracker(r, construction, alpha, None, thr, MS, HS, bets=bets, horizon=t)
     codes = tracker.run(mi, hi, cap=t)
     return float(np.mean(codes == 1)), alpha + 3 * math.sqrt(alpha * (1 - alpha) / r)
 
 
-@pytest.mark.parametrize("bets", ["plugin", "blend"])
+@pytest.mark.parametrize("bets", ["plugin", "blend", "horizon"])
 @pytest.mark.parametrize("construction", ["corners", "hybrid"])
 def test_at_the_boundary_null_false_effects_stay_within_alpha(bets: str, construction: str) -> None:
     share, bound = _false_effects(bets, construction, 400, 150)
     assert share <= bound, (share, bound)
 
 
-@pytest.mark.parametrize("bets", ["plugin", "blend"])
+@pytest.mark.parametrize("bets", ["plugin", "blend", "horizon"])
 @pytest.mark.parametrize("construction", ["corners", "hybrid"])
 def test_at_the_boundary_null_false_effects_stay_within_alpha_longer(
     bets: str, construction: str
@@ -177,7 +188,7 @@ def test_the_kernels_plug_in_bank_refuses_mismatched_buffers() -> None:
     tracker = BatchHTracker(3, "corners", 0.05, None, 0.2, MS, HS, bets="blend")
     bank = tracker._bank
     state = list(bank._state(0))
-    tail = (bank.n, 0, float(bank.logc[0]), 0.75, True)
+    tail = (bank.n, 0, float(bank.logc[0]), 0.75, 0.0, True)  # plug_observe's: horizon 0.0
     rows, vidx, moved = np.arange(3, dtype=np.int64), np.zeros(3, np.int64), np.zeros(3, np.uint8)
     with pytest.raises(ValueError, match="rows, vidx and moved"):
         _kernel.plug_observe(*state, *tail, rows, vidx[:2], moved)
@@ -190,12 +201,19 @@ def test_the_kernels_plug_in_bank_refuses_mismatched_buffers() -> None:
     with pytest.raises(ValueError, match="state sizes"):
         _kernel.plug_observe(*bad, *tail, rows, vidx, moved)
     with pytest.raises(ValueError, match="state sizes"):
-        _kernel.plug_observe(*state, bank.n, 0, float(bank.logc[0]), 1.5, True, rows, vidx, moved)
+        _kernel.plug_observe(
+            *state, bank.n, 0, float(bank.logc[0]), 1.5, 0.0, True, rows, vidx, moved
+        )
+    for horizon in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="horizon"):
+            _kernel.plug_observe(
+                *state, bank.n, 0, float(bank.logc[0]), 0.75, horizon, True, rows, vidx, moved
+            )
     full = list(state)
     full[1], full[2] = np.zeros((3, 0), np.int32), np.zeros((3, 0))  # no room for a value
     with pytest.raises(ValueError, match="out of range"):
         _kernel.plug_observe(*full, *tail, rows, vidx, moved)
     with pytest.raises(ValueError, match="one entry per row"):
-        _kernel.plug_log_e(*state, *tail, 0, np.zeros(2), np.zeros(2))
+        _kernel.plug_log_e(*state, *tail[:4], True, 0, np.zeros(2), np.zeros(2))
     tracker.update(np.array([8, 0, 4]), np.array([2, 0, 1]))  # and the bank still works
     assert np.all(bank.t == 1)

@@ -161,8 +161,13 @@ def test_plan_compares_humans_per_root_and_names_the_field_to_set(tmp_path: Path
         if line.startswith("| ") and line.split("|")[1].strip().isdigit()
     }
     # by default the allocations are compared under every bets construction, the config's first
-    assert set(every) == {(k, b) for k in "123" for b in ("grid", "plugin", "blend")}
-    assert [b for k, b in every if k == "1"] == ["grid", "plugin", "blend"]
+    bets = ["grid", "plugin", "blend", "horizon"]
+    assert set(every) == {(k, b) for k in "123" for b in bets}
+    assert [b for k, b in every if k == "1"] == bets
+    # the horizon bets keep their cap (bets tuned to it): roots N is the cap, ± 0
+    for k in "123":
+        cells = [c.strip() for c in every[(k, "horizon")].split("|")]
+        assert cells[4] in (f"{cells[3]} ± 0", "—"), cells
     rows = {k: line for (k, b), line in every.items() if b == "grid"}
     assert rows["2"].rstrip(" |").endswith("today") and "| 200 |" in rows["2"]
     chosen = [key for key, line in every.items() if line.rstrip(" |").endswith("chosen")]

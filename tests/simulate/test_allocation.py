@@ -212,9 +212,9 @@ def test_the_planned_allocation_saves_thirty_percent_over_human_budgets(
     icc: float, budget: int
 ) -> None:
     """The acceptance figure (slow: see SLOW_CHECKS): 2,000 planning replicates, the
-    allocations under the grid, plug-in and blend bets, 2,000 studies of each design."""
+    allocations under the grid, plug-in, blend and horizon bets, 2,000 studies of each design."""
     predicted, mean, median, p_now, p_new, se = _acceptance(
-        icc, budget, 2000, 2000, seed=22, bets=("grid", "plugin", "blend")
+        icc, budget, 2000, 2000, seed=22, bets=("grid", "plugin", "blend", "horizon")
     )
     assert p_new >= p_now - 3 * se, (p_now, p_new, se)
     assert median >= 0.30, (predicted, mean, median)

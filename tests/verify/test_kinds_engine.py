@@ -51,19 +51,24 @@ def test_planted_engine_verdict_is_named(copy_run: Callable[[str], Path], plant:
     assert any("rebuilt" in f.what for f in hits), [f.line() for f in report.failures()]
 
 
-@pytest.mark.parametrize("bets", ["plugin", "kelly"])
+@pytest.mark.parametrize("bets", ["plugin", "kelly", "horizon", "horizon without N"])
 def test_bets_planted_in_provenance_are_named(copy_run: Callable[[str], Path], bets: str) -> None:
     """A grid run whose provenance claims other bets: the audit re-derives with the bets named
-    and the grid's bounds no longer match them; an unknown name is refused by name."""
+    and the grid's bounds no longer match them; an unknown name is refused by name, and the
+    horizon bets without their recorded N too."""
     run = copy_run("engine")
 
     def edit(d: Any) -> None:
-        d["settings"]["bets"] = bets
+        d["settings"]["bets"] = bets.split()[0]
+        if bets == "horizon":
+            d["settings"]["horizon"] = d["settings"]["cap_roots"]
 
     edit_json(run / "provenance.json", edit)
     report = audit_run(run)
     if bets == "kelly":
         assert failed(report, "provenance.json $.settings.bets")
+    elif bets == "horizon without N":
+        assert failed(report, "provenance.json $.settings.horizon")
     else:
         assert any("rebuilt" in f.what for f in failed(report, "verdict.json $.registered"))
 

@@ -55,10 +55,10 @@ def test_hybrid_polygon_brute_force_matches_a_dense_grid() -> None:
 
 
 def test_the_audits_plugin_and_blend_bounds_hold_the_packages_tracks() -> None:
-    """The self-audit's own plug-in and blend confidence sequences (written from the formulas,
-    not imported) against the package's tracks on one stream: the package's bounds are never
-    narrower than the audit's and agree with them to 1e-9; the grid's differ (the audit reads the
-    bets it is told)."""
+    """The self-audit's own plug-in, blend and horizon confidence sequences (written from the
+    formulas, not imported) against the package's tracks on one stream: the package's bounds are
+    never narrower than the audit's and agree with them to 1e-9; the grid's differ (the audit reads
+    the bets it is told)."""
     from verdictpack._rng import stream
     from verdictpack.core._mixture import MixtureSpec
     from verdictpack.core._tracks import TrackSettings, TrackTrace
@@ -72,10 +72,10 @@ def test_the_audits_plugin_and_blend_bounds_hold_the_packages_tracks() -> None:
     claims = {"registered": "r", "extension": "e", "comparison": "c"}
     alphas = {"registered": (0.05 / 4, 0.05), "comparison": (0.05, None)}
     hv = [None if math.isnan(x) else float(x) for x in h]
-    for bets in ("plugin", "blend"):
-        settings = TrackSettings("hybrid", "corners", 0.05, spec, 0.3, 0.2, claims, bets)
+    for bets in ("plugin", "blend", "horizon"):
+        settings = TrackSettings("hybrid", "corners", 0.05, spec, 0.3, 0.2, claims, bets, n)
         trace = TrackTrace(settings, m, h, cap=n)
-        ours = _rederive._track_series(m.tolist(), hv, lam, w, alphas, bets=bets)
+        ours = _rederive._track_series(m.tolist(), hv, lam, w, alphas, bets=bets, horizon=n)
         grid = _rederive._track_series(m.tolist(), hv, lam, w, alphas)
         for name in alphas:
             got = trace.bounds[name]

@@ -85,12 +85,14 @@ class SequentialSpec(StrictModel):
     weights: list[Annotated[float, Field(gt=0.0)]] | None = Field(
         default=None, description="mixture weights summing to 1 (default: equal)"
     )
-    bets: Literal["grid", "plugin", "blend"] = Field(
+    bets: Literal["grid", "plugin", "blend", "horizon"] = Field(
         default="grid",
         description='the bets of every stream\'s confidence sequence: "grid" (default) the '
         'fixed-grid mixture of lambdas and weights; "plugin" predictable plug-in bets fitted to '
         'the stream\'s variance (narrower on streams that vary little); "blend" half the '
-        "capital on each, within log 2 of the better (docs/statistics.md §5b)",
+        'capital on each, within log 2 of the better; "horizon" the plug-in bets tuned to '
+        "cap_roots (the narrowest interval near the cap, later verdicts before it; "
+        "docs/statistics.md §5b)",
     )
     cap_roots: int = Field(
         ge=1, le=MAX_ROOTS, description=f"roots before INCONCLUSIVE, at most {MAX_ROOTS:,}"
@@ -259,10 +261,15 @@ class SequentialSettings:
     cap_roots: int
     bets: str = "grid"
 
-    def bets_record(self) -> dict[str, str]:
+    def bets_record(self) -> dict[str, str | int]:
         """The bets for provenance settings: recorded only when not the default grid (so the
-        outputs of grid runs stay as they were); absent means "grid"."""
-        return {} if self.bets == "grid" else {"bets": self.bets}
+        outputs of grid runs stay as they were); absent means "grid". The "horizon" bets add
+        their design N (``horizon``: the cap they are tuned to)."""
+        if self.bets == "grid":
+            return {}
+        if self.bets == "horizon":
+            return {"bets": self.bets, "horizon": self.cap_roots}
+        return {"bets": self.bets}
 
     def other_construction(self) -> str:
         return "hybrid" if self.construction == "corners" else "corners"

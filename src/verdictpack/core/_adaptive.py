@@ -12,13 +12,16 @@ with the plug-in λ̇_i chosen before X_i from X_1..X_{i−1} only (predictable)
     λ̇_i = sqrt( 2·log(1/a) / (σ̂²_{i−1} · i · log(1 + i)) ),
     μ̂_i = (1/2 + Σ_{j≤i} X_j) / (i + 1),   σ̂²_i = (1/4 + Σ_{j≤i} (X_j − μ̂_j)²) / (i + 1),
 
-a the per-tail level and c = :data:`BET_CAP` < 1. The truncation keeps every factor at least
-1 − c > 0 (X_i − m ≥ −m, and ≤ 1 − m), and under μ = m each capital process is a nonnegative
+a the per-tail level and c = :data:`BET_CAP` < 1. The "horizon" bets are the same plug-in bets tuned
+to a design horizon N fixed before any data (the registered cap): i·log(1 + i) replaced by N, λ̇_i =
+sqrt(2·log(1/a) / (σ̂²_{i−1}·N)) (the fixed-n betting interval of the same paper, §4; used here as a
+confidence sequence, valid at every time, narrowest near N). The truncation keeps every factor at
+least 1 − c > 0 (X_i − m ≥ −m, and ≤ 1 − m), and under μ = m each capital process is a nonnegative
 martingale starting at 1 (E[1 + λ(X_i − μ) | past] = 1 because λ is fixed by the past). Ville's
 inequality gives P(∃t: K⁺_t(μ) ≥ 1/a) ≤ a whatever the stopping rule, and the same for K⁻: the
 guarantee of :mod:`verdictpack.core._mixture`, with bets that grow as the stream proves to vary
-little (λ̇ ≈ sqrt(2 log(1/a) / (σ² t log t)), up to c/m), where the fixed grid's largest bet
-(0.8) bounds how fast a low-variance stream's interval can close.
+little (λ̇ ≈ sqrt(2 log(1/a) / (σ² t log t)), up to c/m), where the fixed grid's largest bet (0.8)
+bounds how fast a low-variance stream's interval can close.
 
 Each factor is positive and decreasing in m (1 + λ̇(X − m) below m = c/λ̇, 1 − c + cX/m
 above), so K⁺_t(m) decreases in m and K⁻_t increases: the bounds are the roots
@@ -30,7 +33,8 @@ one pass over them, and a bound moves only when the capital at the previous boun
 :class:`PlugInCS` implements :class:`~verdictpack.core._mixture.ConfidenceSequence`;
 :func:`plugin_bets` gives the bets of many streams at once (replicates × roots).
 
-Neither kind of bet wins everywhere (measured, docs/statistics.md): the plug-in bets close a
+Neither kind of bet wins everywhere (measured, docs/statistics.md): the horizon bets give the
+narrowest interval near N and stop later before it; the plug-in bets close a
 low-variance stream's interval 2-3 times faster than the fixed grid, and the grid is narrower on
 high-variance streams over many roots (the plug-in's log(1 + t) shrinks its bets). Their average
 is an e-process too (a mean of nonnegative martingales under μ, each starting at 1), so
@@ -38,8 +42,8 @@ is an e-process too (a mean of nonnegative martingales under μ, each starting a
 are, within log 2 of the better of the two.
 
 :func:`make_cs` builds a stream's confidence sequence by the name of its bets (:data:`BETS`:
-"grid" the fixed grid's :class:`~verdictpack.core._mixture.MixtureCS`, "plugin", "blend"); the
-batch twin over many replicates is :mod:`verdictpack.core._adaptive_batch`.
+"grid" the fixed grid's :class:`~verdictpack.core._mixture.MixtureCS`, "plugin", "blend",
+"horizon"); the batch twin over many replicates is :mod:`verdictpack.core._adaptive_batch`.
 """
 
 from __future__ import annotations
@@ -61,15 +65,17 @@ __all__ = [
     "Bets",
     "BlendCS",
     "PlugInCS",
+    "bets_horizon",
     "check_bets",
+    "check_horizon",
     "log_capital",
     "make_cs",
     "plugin_bets",
 ]
 
-Bets = Literal["grid", "plugin", "blend"]
+Bets = Literal["grid", "plugin", "blend", "horizon"]
 #: the bets a stream's confidence sequence may use, by name ("grid" the default)
-BETS: tuple[Bets, ...] = ("grid", "plugin", "blend")
+BETS: tuple[Bets, ...] = ("grid", "plugin", "blend", "horizon")
 
 #: c: a bet is at most c/m (c/(1 − m)), so each factor stays at least 1 − c > 0
 BET_CAP = 0.75
@@ -77,10 +83,23 @@ _BISECT = 200
 _OUTWARD = 1e-12
 
 
-def plugin_bets(xs: NDArray[np.float64], alpha: float) -> NDArray[np.float64]:
+def check_horizon(horizon: Any) -> int | None:
+    """A design horizon N (an int ≥ 1) or None, else InputError naming ``horizon``."""
+    if horizon is None:
+        return None
+    if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
+        raise InputError("horizon", "a design horizon of at least 1 root, or None", horizon)
+    return int(horizon)
+
+
+def plugin_bets(
+    xs: NDArray[np.float64], alpha: float, horizon: int | None = None
+) -> NDArray[np.float64]:
     """The predictable plug-in bets λ̇ of streams ``xs`` (shape (..., t), values in [0, 1]),
-    before truncation: bet i uses only the values before it (module docstring)."""
+    before truncation: bet i uses only the values before it (module docstring); with a
+    ``horizon`` N the bets tuned to it (i·log(1 + i) replaced by N)."""
     a = open_interval("alpha", alpha, 0.0, 0.5, "a per-tail level in (0, 0.5)")
+    n_design = check_horizon(horizon)
     x = np.asarray(xs, dtype=np.float64)
     t = x.shape[-1]
     i = np.arange(1, t + 1, dtype=np.float64)
@@ -90,7 +109,8 @@ def plugin_bets(xs: NDArray[np.float64], alpha: float) -> NDArray[np.float64]:
     var_before = np.concatenate(
         [np.full((*x.shape[:-1], 1), 0.25), ((0.25 + dev) / (i + 1.0))[..., :-1]], axis=-1
     )
-    out: NDArray[np.float64] = np.sqrt(2.0 * math.log(1.0 / a) / (var_before * i * np.log1p(i)))
+    scale = i * np.log1p(i) if n_design is None else float(n_design)
+    out: NDArray[np.float64] = np.sqrt(2.0 * math.log(1.0 / a) / (var_before * scale))
     return out
 
 
@@ -113,14 +133,30 @@ def check_bets(value: Any) -> Bets:
     raise InputError("bets", " or ".join(f'"{b}"' for b in BETS), value)
 
 
-def make_cs(bets: str, alpha: float, spec: MixtureSpec | None = None) -> MixtureCS | PlugInCS:
-    """One stream's confidence sequence at per-tail ``alpha`` with the bets named ``bets``."""
+def make_cs(
+    bets: str, alpha: float, spec: MixtureSpec | None = None, horizon: int | None = None
+) -> MixtureCS | PlugInCS:
+    """One stream's confidence sequence at per-tail ``alpha`` with the bets named ``bets``
+    (``horizon``: the design horizon the "horizon" bets need, and only they take)."""
     name = check_bets(bets)
+    n_design = bets_horizon(name, horizon)
     if name == "grid":
         return MixtureCS(alpha, spec)
-    if name == "plugin":
-        return PlugInCS(alpha)
-    return BlendCS(alpha, spec)
+    if name == "blend":
+        return BlendCS(alpha, spec)
+    return PlugInCS(alpha, horizon=n_design)
+
+
+def bets_horizon(bets: Bets, horizon: Any) -> int | None:
+    """The design horizon the named bets run with: an int ≥ 1 for "horizon" (InputError naming
+    ``horizon`` when absent), None for every other bets (a horizon given to them is ignored: the
+    callers pass the cap whatever the bets)."""
+    if bets != "horizon":
+        return None
+    n_design = check_horizon(horizon)
+    if n_design is None:
+        raise InputError("horizon", 'a design horizon of at least 1 root for bets "horizon"', None)
+    return n_design
 
 
 class PlugInCS:
@@ -128,9 +164,10 @@ class PlugInCS:
 
     _moved = False  # whether the last update moved a bound (the trackers' refresh test)
 
-    def __init__(self, alpha: float, cap: float = BET_CAP) -> None:
+    def __init__(self, alpha: float, cap: float = BET_CAP, horizon: int | None = None) -> None:
         self._alpha = open_interval("alpha", alpha, 0.0, 0.5, "a per-tail level in (0, 0.5)")
         self._cap = open_interval("cap", cap, 0.0, 1.0, "a bet cap in (0, 1)")
+        self._horizon = check_horizon(horizon)
         self._logc = -math.log(self._alpha)
         self._x: list[float] = []
         self._lam: list[float] = []
@@ -173,7 +210,8 @@ class PlugInCS:
         x = closed_unit("x", x)
         n = len(self._x) + 1
         var_before = 0.25 if n == 1 else (0.25 + self._dev) / n
-        lam = math.sqrt(2.0 * self._logc / (var_before * n * math.log1p(n)))
+        scale = n * math.log1p(n) if self._horizon is None else float(self._horizon)
+        lam = math.sqrt(2.0 * self._logc / (var_before * scale))
         self._lam.append(lam)
         self._x.append(x)
         self._sum += x

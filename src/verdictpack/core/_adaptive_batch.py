@@ -1,7 +1,8 @@
-"""The plug-in and blend bets over many replicates: the batch twin of
+"""The plug-in, blend and horizon bets over many replicates: the batch twin of
 :class:`~verdictpack.core._adaptive.PlugInCS` and :class:`~verdictpack.core._adaptive.BlendCS`
 behind the batch trackers (:class:`~verdictpack.core._tracker.BatchHTracker` with ``bets``
-"plugin" or "blend").
+"plugin", "blend" or "horizon": the plug-in bets tuned to the tracker's ``horizon``, one
+argument of the kernel's ``plug_observe``).
 
 The capital processes and bets are those of :mod:`verdictpack.core._adaptive` (its docstring has the
 formulas). Per stream and replicate the bank keeps every value and every plug-in bet (O(t) memory:
@@ -42,9 +43,10 @@ __all__: list[str] = []
 
 
 class _PlugBank(_Bank):
-    """n plug-in (or blend) confidence sequences × R replicates: the parts of :class:`_Bank`
-    the batch trackers use (``b``, ``t``, ``h``, ``counts``, ``step``, ``run``, ``trace``,
-    ``spread_first``, ``log_e``), computed by the compiled kernel (module docstring)."""
+    """n plug-in (blend, or horizon: ``horizon`` N) confidence sequences × R replicates: the
+    parts of :class:`_Bank` the batch trackers use (``b``, ``t``, ``h``, ``counts``, ``step``,
+    ``run``, ``trace``, ``spread_first``, ``log_e``), computed by the compiled kernel (module
+    docstring)."""
 
     def __init__(
         self,
@@ -57,6 +59,7 @@ class _PlugBank(_Bank):
         threshold: float = 0.0,
         d_flat: IntArray | None = None,
         blend: bool = False,
+        horizon: int | None = None,
     ) -> None:
         from verdictpack.core import _kernel
 
@@ -64,6 +67,8 @@ class _PlugBank(_Bank):
         n, r = len(supports), n_rows
         self.k, self.n, self.s, self.r = len(spec.lambdas), n, 2 * n, r
         self.blend = blend
+        # the horizon bets' design N (0.0: the plug-in bets)
+        self.horizon = 0.0 if horizon is None else float(horizon)
         self.lam = np.ascontiguousarray(spec.lambda_array, dtype=np.float64)
         self.logw = np.ascontiguousarray(spec.log_weights, dtype=np.float64)
         self.supports = [np.ascontiguousarray(v, dtype=np.float64) for v in supports]
@@ -127,6 +132,7 @@ class _PlugBank(_Bank):
             j,
             float(self.logc[j]),
             BET_CAP,
+            self.horizon,
             self.blend,
             rows.astype(np.int64),
             vidx.astype(np.int64),

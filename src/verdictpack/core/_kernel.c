@@ -831,6 +831,7 @@ typedef struct {
     double *bets, *t, *sums, *devs, *counts, *b, *kp, *ks, *wg, *gg;
     Py_ssize_t nv, r, w, k, n, j;
     double logc, cap;
+    double horizon; /* the horizon bets' design N (plug_observe); 0: the plug-in's i log(1 + i) */
     int blend;
 } Plug;
 
@@ -1000,7 +1001,8 @@ static int plug_observe(const Plug *pg, Py_ssize_t r, int64_t vi) {
     const Py_ssize_t jr = pg->j * pg->r + r;
     const double x = pg->values[vi], n = pg->t[jr] + 1.0;
     const double var = n == 1.0 ? 0.25 : (0.25 + pg->devs[jr]) / n;
-    const double bet = sqrt(2.0 * pg->logc / (var * n * log1p(n)));
+    const double scale = pg->horizon > 0.0 ? pg->horizon : n * log1p(n);
+    const double bet = sqrt(2.0 * pg->logc / (var * scale));
     const Py_ssize_t col = (Py_ssize_t)(n - 1.0);
     pg->xi[r * pg->w + col] = (int32_t)vi;
     pg->bets[r * pg->w + col] = bet;
@@ -1050,6 +1052,7 @@ static int plug_unpack(Plug *pg, Py_buffer *bf, Py_ssize_t n, Py_ssize_t j, doub
     pg->k = bf[12].len / D;
     pg->n = n;
     pg->j = j;
+    pg->horizon = 0.0;
     pg->r = n > 0 ? bf[3].len / (n * D) : 0;
     pg->w = pg->r ? bf[1].len / (pg->r * (Py_ssize_t)sizeof(int32_t)) : 0;
     const Py_ssize_t rn = pg->r * n;
@@ -1098,19 +1101,25 @@ static int plug_unpack(Plug *pg, Py_buffer *bf, Py_ssize_t n, Py_ssize_t j, doub
     &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11],     \
         &b[12], &b[13]
 
-/* plug_observe(*state, n, j, logc, cap, blend, rows, vidx, moved): rows[i] of stream j observe
- * values[vidx[i]] (their histories have room for it); moved[i] whether a bound was searched. */
+/* plug_observe(*state, n, j, logc, cap, horizon, blend, rows, vidx, moved): rows[i] of stream j
+ * observe values[vidx[i]] (their histories have room for it); moved[i] whether a bound was
+ * searched. horizon > 0: the bets tuned to that design N; 0: the plug-in bets. */
 static PyObject *py_plug_observe(PyObject *self, PyObject *args) {
     Py_buffer bf[14], rb, vb, mb;
     Py_ssize_t n, j;
-    double logc, cap;
+    double logc, cap, horizon;
     int blend;
-    if (!PyArg_ParseTuple(args, PLUG_FMT "nnddpy*y*w*", PLUG_BUFS(bf), &n, &j, &logc, &cap,
-                          &blend, &rb, &vb, &mb))
+    if (!PyArg_ParseTuple(args, PLUG_FMT "nndddpy*y*w*", PLUG_BUFS(bf), &n, &j, &logc, &cap,
+                          &horizon, &blend, &rb, &vb, &mb))
         return NULL;
     PyObject *res = NULL;
     Plug pg;
     if (plug_unpack(&pg, bf, n, j, logc, cap, blend) < 0) goto done;
+    if (!(horizon >= 0.0) || isinf(horizon)) {
+        PyErr_SetString(PyExc_ValueError, "plug_observe: horizon must be finite and >= 0");
+        goto done;
+    }
+    pg.horizon = horizon;
     const Py_ssize_t nr = rb.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *rows = rb.buf, *vidx = vb.buf;
     if (vb.len != rb.len || mb.len != nr) {

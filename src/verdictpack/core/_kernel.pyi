@@ -60,6 +60,7 @@ def plug_observe(
     j: int,
     logc: float,
     cap: float,
+    horizon: float,
     blend: bool,
     rows: Buffer,
     vidx: Buffer,

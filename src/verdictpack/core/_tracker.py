@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from verdictpack._errors import InputError
 from verdictpack._validate import int_at_least
-from verdictpack.core._adaptive import Bets, check_bets, make_cs
+from verdictpack.core._adaptive import Bets, bets_horizon, check_bets, make_cs
 from verdictpack.core._adaptive_batch import _PlugBank
 from verdictpack.core._hinterval import (
     Verdict,
@@ -101,6 +101,7 @@ class _TrackerSettings(Generic[_CS]):
     _threshold: float
     _spec: MixtureSpec
     _bets: Bets
+    _horizon: int | None
     _error_per_side: float
 
     def _configure(
@@ -111,9 +112,11 @@ class _TrackerSettings(Generic[_CS]):
         threshold: float,
         hybrid_alphas: Sequence[float] | None,
         bets: str,
+        horizon: int | None = None,
     ) -> tuple[float, float | None]:
         """Validate and store the settings; return (per-tail alpha of M and H, of D or None)."""
         self._bets = check_bets(bets)
+        self._horizon = bets_horizon(self._bets, horizon)
         self._construction = _check_construction(construction)
         self._alpha = _check_alpha(alpha)
         self._threshold = _check_threshold(threshold)
@@ -133,6 +136,11 @@ class _TrackerSettings(Generic[_CS]):
     @property
     def bets(self) -> Bets:
         return self._bets
+
+    @property
+    def horizon(self) -> int | None:
+        """The design horizon N of the "horizon" bets (None for every other bets)."""
+        return self._horizon
 
     @property
     def threshold(self) -> float:
@@ -177,11 +185,15 @@ class HTracker(_TrackerSettings[ScalarCS]):
         *,
         hybrid_alphas: Sequence[float] | None = None,
         bets: str = "grid",
+        horizon: int | None = None,
     ) -> None:
-        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas, bets)
-        self._model: ScalarCS = make_cs(self._bets, a_mh, self._spec)
-        self._human: ScalarCS = make_cs(self._bets, a_mh, self._spec)
-        self._diff = make_cs(self._bets, a_d, self._spec) if a_d is not None else None
+        a_mh, a_d = self._configure(
+            construction, alpha, spec, threshold, hybrid_alphas, bets, horizon
+        )
+        n_design = self._horizon
+        self._model: ScalarCS = make_cs(self._bets, a_mh, self._spec, n_design)
+        self._human: ScalarCS = make_cs(self._bets, a_mh, self._spec, n_design)
+        self._diff = make_cs(self._bets, a_d, self._spec, n_design) if a_d is not None else None
         self._h_lo = -math.pi
         self._h_hi = math.pi
         self._empty = False
@@ -299,9 +311,12 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         *,
         hybrid_alphas: Sequence[float] | None = None,
         bets: str = "grid",
+        horizon: int | None = None,
     ) -> None:
         self._r = _check_replicates(n_replicates)
-        a_mh, a_d = self._configure(construction, alpha, spec, threshold, hybrid_alphas, bets)
+        a_mh, a_d = self._configure(
+            construction, alpha, spec, threshold, hybrid_alphas, bets, horizon
+        )
         ms = _check_support(model_support, "model_support")
         hs = _check_support(human_support, "human_support")
         supports = [ms, hs]
@@ -320,9 +335,13 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         if self._bets == "grid":
             self._bank = _Bank(*args, mode=mode, threshold=self._threshold, d_flat=d_flat)
         else:
-            blend = self._bets == "blend"
             self._bank = _PlugBank(
-                *args, mode=mode, threshold=self._threshold, d_flat=d_flat, blend=blend
+                *args,
+                mode=mode,
+                threshold=self._threshold,
+                d_flat=d_flat,
+                blend=self._bets == "blend",
+                horizon=self._horizon,
             )
         self._model = BatchMixtureCS._view(self._bank, 0, a_mh, self._spec)
         self._human = BatchMixtureCS._view(self._bank, 1, a_mh, self._spec)

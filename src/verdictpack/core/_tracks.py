@@ -84,7 +84,8 @@ class TrackSettings:
     (``other``), the per-tail level ``alpha``, the bet grid ``spec``, the governing threshold
     ``threshold_h`` and the extension minimum ``extension_h``, each track's claim
     (``claims``, keys :data:`TRACKS`) and the streams' ``bets``
-    (:data:`~verdictpack.core._adaptive.BETS`)."""
+    (:data:`~verdictpack.core._adaptive.BETS`), with the design ``horizon`` the "horizon" bets are
+    tuned to (the registered cap; ignored by the other bets)."""
 
     construction: str
     other: str
@@ -94,6 +95,7 @@ class TrackSettings:
     extension_h: float
     claims: Mapping[str, str]
     bets: str = "grid"
+    horizon: int | None = None
 
 
 def _pair(v: Value) -> tuple[float, float]:
@@ -113,8 +115,9 @@ class BoundedHTracker:
         spec: MixtureSpec,
         threshold: float,
         bets: str = "grid",
+        horizon: int | None = None,
     ):
-        self._a = HTracker(construction, alpha, spec, threshold, bets=bets)
+        self._a = HTracker(construction, alpha, spec, threshold, bets=bets, horizon=horizon)
         self._b: HTracker | None = None
         self._h = (-math.pi, math.pi)
         self._empty = False
@@ -234,9 +237,15 @@ class TrackRun:
     def __init__(self, settings: TrackSettings) -> None:
         s = settings
         self.trackers: dict[str, BoundedHTracker] = {
-            "registered": BoundedHTracker(s.construction, s.alpha, s.spec, s.threshold_h, s.bets),
-            "extension": BoundedHTracker(s.construction, s.alpha, s.spec, s.extension_h, s.bets),
-            "comparison": BoundedHTracker(s.other, s.alpha, s.spec, s.threshold_h, s.bets),
+            "registered": BoundedHTracker(
+                s.construction, s.alpha, s.spec, s.threshold_h, s.bets, s.horizon
+            ),
+            "extension": BoundedHTracker(
+                s.construction, s.alpha, s.spec, s.extension_h, s.bets, s.horizon
+            ),
+            "comparison": BoundedHTracker(
+                s.other, s.alpha, s.spec, s.threshold_h, s.bets, s.horizon
+            ),
         }
         self.claims = MappingProxyType({t: s.claims[t] for t in TRACKS})
         self._verdicts: dict[str, TrackResult] = {}
@@ -404,7 +413,17 @@ class TrackTrace:
         for name, (track_con, thr) in by_track.items():
             traces = []
             for mi, hi in feeds:
-                bt = BatchHTracker(1, track_con, alpha, spec, thr, ms, hs, bets=settings.bets)
+                bt = BatchHTracker(
+                    1,
+                    track_con,
+                    alpha,
+                    spec,
+                    thr,
+                    ms,
+                    hs,
+                    bets=settings.bets,
+                    horizon=settings.horizon,
+                )
                 traces.append(bt.trace(mi, hi, present))
             self.error_per_side[name] = bt.error_per_side
             alphas = {"model": bt.model.alpha, "human": bt.human.alpha}

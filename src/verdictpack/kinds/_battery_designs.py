@@ -61,8 +61,9 @@ class DesignSpec(StrictModel):
         description="how the design is named in the report (unique, no '/': it names the "
         "design's random stream)"
     )
-    bets: Literal["grid", "plugin", "blend"] = Field(
-        description='the bets of every stream\'s confidence sequence: "grid", "plugin" or "blend"'
+    bets: Literal["grid", "plugin", "blend", "horizon"] = Field(
+        description='the bets of every stream\'s confidence sequence: "grid", "plugin", "blend" '
+        'or "horizon" (tuned to the cap)'
     )
     humans_per_root: int = Field(ge=1, le=100, description="human judgments per root, 1 to 100")
 

@@ -281,6 +281,7 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
             "pilot_roots": ("human", "baseline", "pilot_roots"),
             "replicates": ("human", "baseline", "replicates"),
             "n_per_root": ("human", "judgments_per_root"),
+            "icc": ("human", "icc"),
         },
     ):
         baseline = size_human_baseline(
@@ -293,6 +294,7 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
             seed,
             "engine/human-baseline",
             hb.replicates,
+            icc=config.human.icc,
         )
     fixed_touches = reader_audit.readings + baseline.pilot_touches
     human_price = price(config.human.cost_per_judgment, "human.cost_per_judgment")
@@ -370,6 +372,7 @@ def run_sequential(
                 construct.extension_minimum_h,
                 claims,
                 sequential.bets,
+                sequential.cap_roots,
             )
         )
     rows: list[dict[str, Any]] = []

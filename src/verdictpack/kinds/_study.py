@@ -524,6 +524,7 @@ def _continuation(
             prefix_m_upper=values.m_hi,
             prefix_h_upper=values.h_hi,
             bets=sequential.bets,
+            horizon=sequential.cap_roots,
         )
 
 
@@ -547,6 +548,7 @@ def track_settings(construct: Construct, sequential: SequentialSettings) -> Trac
         extension_h=construct.extension_minimum_h,
         claims=track_claims(construct),
         bets=sequential.bets,
+        horizon=sequential.cap_roots,
     )
 
 

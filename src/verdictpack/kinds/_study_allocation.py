@@ -2,7 +2,7 @@
 
 :func:`~verdictpack.simulate._allocation.plan_allocations` compares 1, 2 and 3 human judgments per
 root (and the config's own ``humans.judgments_per_root``) under each bets construction
-``planning.bets`` names (default grid, plug-in and blend; the config's ``sequential.bets`` always
+``planning.bets`` names (default grid, plug-in, blend and horizon; the config's ``sequential.bets``
 first), in the world of the judges' sheets and the humans' sheet (ICC_H of ``--sheets``'
 fitted_panel.json, a negative fit read as 0; without one the humans are independent across roots).
 Prices: one human judgment ``humans.cost_per_judgment``; a root's model judgments at the live

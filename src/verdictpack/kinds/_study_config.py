@@ -30,6 +30,7 @@ from verdictpack.config._compiler import (
     unique,
 )
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT
+from verdictpack.core._adaptive import BETS, Bets
 from verdictpack.kinds._study_files import JudgmentFileSpec, RelPath, Text
 
 # ----------------------------------------------------------------------------------------------
@@ -574,13 +575,13 @@ class PlanningSpec(StrictModel):
         description="most extra roots a simulated continuation may take before it counts as "
         "unsettled",
     )
-    bets: list[Literal["grid", "plugin", "blend"]] = Field(
-        default_factory=lambda: ["grid", "plugin", "blend"],
+    bets: list[Bets] = Field(
+        default_factory=lambda: list(BETS),
         min_length=1,
-        max_length=3,
+        max_length=4,
         description="the bets --plan's human allocation compares, each named once (default all "
-        "three: the plug-in and blend bets take about 5 and 11 times the grid's simulation "
-        "time); the config's own sequential.bets is always compared, first",
+        "four: the plug-in, blend and horizon bets take about 5, 11 and 5 times the grid's "
+        "simulation time); the config's own sequential.bets is always compared, first",
     )
 
     @field_validator("bets")

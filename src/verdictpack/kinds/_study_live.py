@@ -8,9 +8,8 @@
    seed and so the registered order, the pairs file's hash, the gates, the construct and
    sequential settings, every judge's endpoint URL, model, profile, sampling and prompt, the trial
    count) -- is hashed; DIR's ledger holds one manifest
-   (:class:`~verdictpack.evidence._live_folder.LiveFolder`).
-   Budget, prices, concurrency, rate limits and timeouts are not in it: raising a budget or
-   lowering a concurrency resumes the same study.
+   (:class:`~verdictpack.evidence._live_folder.LiveFolder`). Budget, prices, concurrency, rate
+   limits and timeouts are not in it: raising a budget or lowering a concurrency resumes it.
 3. The committed prefix in the ledger is replayed into the trackers; the live run goes on from
    there (:func:`~verdictpack.evidence.live._runner.run_live`).
 4. The outputs -- every file of a study, from the canonical table of file and live judgments of
@@ -749,6 +748,7 @@ def plan_study(
             stream(config.seed, "study/plan/budget"),
             effect_scale=1.0,
             bets=sequential.bets,
+            horizon=max(1, horizon),  # as the plan's design: bets tuned to the plan's cap
             method="sheets",
             human_icc=human_icc,
         )

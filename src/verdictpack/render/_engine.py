@@ -104,7 +104,7 @@ def render_engine_report(r: Any) -> str:
                     f"{b.confirmatory_roots} roots ({b.confirmatory_touches} touches) sized by "
                     f"simulation: power {fmt_fig(b.simulated_power)} (exact "
                     f"{fmt_p(b.exact_power)}; closed-form size {fmt_count(b.closed_form_roots)} "
-                    "roots)",
+                    "roots)" + _baseline_icc_text(b),
                 ],
             ],
         )
@@ -239,6 +239,18 @@ def render_files(r: EngineResult) -> dict[str, str]:
         "power_report.json": dump_json(power),
         "registered_vs_extension.md": render_registered_vs_extension(r),
     }
+
+
+def _baseline_icc_text(b: Any) -> str:
+    """The humans' ICC_H and design effect behind the baseline sizing ("" when not given)."""
+    if b.icc is None:
+        return ""
+    deff = 1.0 + (b.n_per_root - 1) * b.icc
+    model = "clustered model" if b.n_per_root > 1 and b.icc > 0 else "binomial model exact"
+    return (
+        f"; ICC_H {fmt_p(b.icc)} (latent r {fmt_p(b.latent_correlation)}), design effect "
+        f"{deff:.3g} ({model})"
+    )
 
 
 def _audit_sizing_text(z: ReaderAuditSize) -> str:

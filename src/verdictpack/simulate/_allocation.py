@@ -17,6 +17,8 @@ of a root's model judgments + price of its reader-audit readings), plus a sized 
 one price, are means over the same replicates, with Monte Carlo standard errors (sample s.d. /
 √R; N_k is taken as given, the error of its choice left out). The chosen allocation is the
 cheapest one that reaches the target (ties: fewer human judgments, then the listed order).
+The "horizon" bets are tuned to the allocation's cap, so their allocation keeps it (N = cap when
+P(T <= cap) reaches the target): a study run with fewer roots would bet otherwise.
 
 **Target.** An explicit P(verdict), or by default today's: the P(verdict within its cap) of the
 current allocation (the config's humans per root and bets), so the saving printed is the one at
@@ -132,7 +134,8 @@ def verdict_times(
     threads: int = 1,
 ) -> NDArray[np.int64]:
     """The verdict time T of ``replicates`` seeded runs to ``cap`` roots (0: no verdict by the
-    cap), k = ``humans_per_root`` humans on every root, the trackers' ``bets``."""
+    cap), k = ``humans_per_root`` humans on every root, the trackers' ``bets`` (the "horizon"
+    bets tuned to ``cap``)."""
     k = int_at_least("humans_per_root", humans_per_root, 1)
     n = int_at_least("cap", cap, 1)
     j = panel.n_judges
@@ -148,7 +151,9 @@ def verdict_times(
         for lo in range(0, size, rows):  # bounded: ceil(size / rows) slices
             m = min(rows, size - lo)
             mc, hc = simulate_panel(panel, scenario, human_rate, k, n, m, rng, human_icc)
-            bt = BatchHTracker(m, construction, alpha, spec, threshold, ms, hs, bets=bets)
+            bt = BatchHTracker(
+                m, construction, alpha, spec, threshold, ms, hs, bets=bets, horizon=n
+            )
             codes = bt.run(mc, hc, n)
             decided = (codes != 0) & (codes != _INCONCLUSIVE)
             out[lo : lo + m] = np.where(decided, bt.n_roots, 0)
@@ -174,7 +179,11 @@ def _evaluate(
     hit = np.flatnonzero(curve >= target - 1e-12) if target > 0 else np.zeros(0, np.intp)
     roots = int(hit[0]) + 1 if hit.size else None
     roots_mcse = None
-    if roots is not None:
+    if roots is not None and bets == "horizon":
+        # bets tuned to the cap: a study run with fewer roots would bet otherwise, so the
+        # horizon bets' allocation keeps its cap (N = cap, taken as given)
+        roots, roots_mcse = cap, 0.0
+    elif roots is not None:
         ordered = np.sort(np.where(decided, times, cap))  # no verdict: at least the cap
         half = math.sqrt(r * target * (1.0 - target))
         lo = ordered[max(0, math.floor(r * target - half) - 1)]

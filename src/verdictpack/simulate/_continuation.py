@@ -154,12 +154,14 @@ def roots_to_go(
     prefix_h_upper: NDArray[np.float64] | None = None,
     human_icc: float | None = None,
     bets: str = "grid",
+    horizon: int | None = None,
 ) -> RootsToGo:
     """Continue the observed prefix (NaN in ``prefix_h``: no human judgment) ``replicates``
     times, by ``method`` (module docstring; default ``"bootstrap"`` when the prefix holds a
     root, else ``"sheets"``). ``panel`` at ``effect_scale`` (1 for a panel fitted relative to
     the humans' rate, whose observed world is scale 1), ``human_rate`` and ``human_icc`` (the
-    human sheet's vote ICC, None for none) drive ``"sheets"``.
+    human sheet's vote ICC, None for none) drive ``"sheets"``. ``bets`` and ``horizon`` (the
+    registered cap the "horizon" bets are tuned to) are the study's.
     With ``prefix_m_upper`` / ``prefix_h_upper`` the prefix holds bounds (``prefix_m`` and
     ``prefix_h`` the lower values; module docstring)."""
     r = int_at_least("replicates", replicates, 2)
@@ -191,10 +193,11 @@ def roots_to_go(
     first = np.zeros(r, bool)
     first[0] = True
     rate = min(max(human_rate, 1e-6), 1.0 - 1e-6)
+    settings = (construction, alpha, spec, threshold, ms, hs)
     if bounded:
         pair = _Bounded(
-            BatchHTracker(r, construction, alpha, spec, threshold, ms, hs, bets=bets),
-            BatchHTracker(r, construction, alpha, spec, threshold, ms, hs, bets=bets),
+            BatchHTracker(r, *settings, bets=bets, horizon=horizon),
+            BatchHTracker(r, *settings, bets=bets, horizon=horizon),
             threshold,
         )
         for k in range(n_obs):
@@ -217,7 +220,7 @@ def roots_to_go(
 
         block_of = _bounded_blocks(pair, draw_rows, m_idx, h_idx, has_h)
     else:
-        bt = BatchHTracker(r, construction, alpha, spec, threshold, ms, hs, bets=bets)
+        bt = BatchHTracker(r, *settings, bets=bets, horizon=horizon)
         zeros = np.zeros(r, np.int64)
         for mi, hi, present in zip(
             m_idx[0].tolist(), h_idx[0].tolist(), has_h.tolist(), strict=True

@@ -43,6 +43,14 @@ the arcsine scale (threshold_h > 0: reject when X ≤ c, c the largest count wit
 threshold_h < 0 mirrors it). Power = P(reject | p = human_rate): the probability that the human
 stream can tell the human rate from a rate one threshold away.
 
+With ICC_H (``icc`` > 0, n_per_root = m ≥ 2; docs/statistics.md §11) the votes on a root,
+1[W < Φ⁻¹(p)], share a root latent of correlation r = latent_for_icc(human_rate, icc) (floor 0),
+held fixed under the null (the humans' heterogeneity does not depend on the rate). One root's
+count has pmf q_j(p) = ∫ Binom(j; m, Φ((Φ⁻¹(p) − √r·z)/√(1 − r))) φ(z) dz (:func:`_clustered_pmf`),
+n roots' count its n-fold convolution (exact); the test is as above under that null (exact size
+with r known), its power simulated as one multinomial(n, q(p_h)) draw of the roots' counts per
+replicate; the closed-form size takes Kish's design effect, ceil(N·(1 + (m − 1)·ICC_H)/m).
+
 :class:`HumanLayerCost` adds audit readings, pilot and confirmatory touches into the one
 "human layer" line every cost table prints.
 
@@ -53,14 +61,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import integrate, signal, special
 
 from verdictpack._errors import InputError
-from verdictpack._results import Quantity, closed_form, exact, simulated
+from verdictpack._results import OPTIONAL, Quantity, closed_form, exact, simulated
 from verdictpack._rng import block_streams
 from verdictpack._validate import closed_unit, generator, int_at_least, is_finite_real, open_unit
 from verdictpack.core._agreement import (
@@ -71,6 +80,7 @@ from verdictpack.core._agreement import (
     expected_kappa,
 )
 from verdictpack.core._exact import binomial_normal_n, binomial_power, binomial_region
+from verdictpack.core._icc import latent_for_icc
 from verdictpack.core._scales import p_from_h
 
 __all__ = [
@@ -395,15 +405,103 @@ def _critical(n_judgments: int, test: _BaselineTest, alpha: float) -> int:
     return -1 if region.lower is None else int(region.lower)
 
 
+Draw = Callable[[np.random.Generator, int], NDArray[np.int64]]
+
+
 def _sim_power(
-    n_judgments: int, crit: int, p_true: float, seed: int, purpose: str, replicates: int
+    draw: Draw, crit: int, seed: int, purpose: str, replicates: int
 ) -> tuple[float, float]:
+    """P(X ≤ crit) by ``replicates`` oriented counts X = draw(generator, block size)."""
     hits = 0
     if crit >= 0:
         for size, gen in block_streams(seed, purpose, replicates):
-            hits += int(np.count_nonzero(gen.binomial(n_judgments, p_true, size=size) <= crit))
+            hits += int(np.count_nonzero(draw(gen, size) <= crit))
     est = hits / replicates
     return est, math.sqrt(est * (1.0 - est) / replicates)
+
+
+def _binomial_draw(n_judgments: int, p_true: float) -> Draw:
+    return lambda gen, size: gen.binomial(n_judgments, p_true, size=size)
+
+
+def _clustered_pmf(m: int, p: float, r: float) -> NDArray[np.float64]:
+    """q_j(p), j = 0..m: one root's count of m votes 1[W < Φ⁻¹(p)] whose latents share a root
+    latent of correlation r (module docstring (b)), by adaptive vector quadrature over the root
+    latent z ∈ [−40, 40] (φ is below 1e-300 beyond); r = 1: the m votes agree (q_0 = 1 − p,
+    q_m = p)."""
+    q = np.zeros(m + 1)
+    if r >= 1.0:
+        q[0], q[m] = 1.0 - p, p
+        return q
+    c, s, t = float(special.ndtri(p)), math.sqrt(r), math.sqrt(1.0 - r)
+    j = np.arange(m + 1)
+    log_comb = special.gammaln(m + 1) - special.gammaln(j + 1) - special.gammaln(m - j + 1)
+    log_phi0 = -0.5 * math.log(2.0 * math.pi)
+
+    def integrand(z: float) -> NDArray[np.float64]:
+        x = (c - s * z) / t
+        log_q = j * special.log_ndtr(x) + (m - j) * special.log_ndtr(-x)
+        return np.asarray(np.exp(log_comb + log_q + log_phi0 - 0.5 * z * z), dtype=np.float64)
+
+    # break points where x = (c − √r·z)/√(1 − r) is 0, ±2, ±8 (the votes' rates 1/2, 2% and
+    # 98%, 1e-15 and 1 − 1e-15), however narrow that band of z when r is close to 1
+    knots = [(c - k * t) / s for k in (-8.0, -2.0, 0.0, 2.0, 8.0)] if s > 0.0 else []
+    points = sorted({0.0, *(z for z in knots if abs(z) < 39.0)})
+    q = integrate.quad_vec(integrand, -40.0, 40.0, epsabs=1e-15, epsrel=1e-13, points=points)[0]
+    q = np.clip(q, 0.0, None)
+    return np.asarray(q / q.sum(), dtype=np.float64)
+
+
+def _convolve(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The pmf of the sum of two independent counts (direct, or by FFT when both are long)."""
+    both = np.convolve(a, b) if min(a.size, b.size) < 512 else signal.fftconvolve(a, b)
+    return np.clip(both, 0.0, None)
+
+
+def _n_fold(q: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """The pmf of the sum of n independent counts of pmf ``q`` (repeated squaring)."""
+    out, power, k = np.ones(1), q, n
+    while k:  # bounded: ⌊log2 n⌋ + 1 halvings
+        if k & 1:
+            out = _convolve(out, power)
+        k >>= 1
+        if k:
+            power = _convolve(power, power)
+    return out
+
+
+@dataclass(frozen=True)
+class _Clustered:
+    """The clustered model of an oriented test: ICC_H, its latent correlation r, per-root pmfs
+    under the null and at the human rate."""
+
+    icc: float
+    r: float
+    null: NDArray[np.float64]
+    alt: NDArray[np.float64]
+
+    def region(self, n: int, alpha: float, power: bool = True) -> tuple[int, float, float]:
+        """(c, P_null(X ≤ c), P_alt(X ≤ c)) over n roots in oriented counts, c the largest
+        count with P_null(X ≤ c) ≤ α (−1, 0, 0 when nothing can be rejected; power 0 unless
+        ``power``)."""
+        null = np.cumsum(_n_fold(self.null, n))
+        hits = np.flatnonzero(null <= alpha)
+        if not hits.size:
+            return -1, 0.0, 0.0
+        c = int(hits[-1])
+        return c, float(null[c]), float(np.cumsum(_n_fold(self.alt, n))[c]) if power else 0.0
+
+    def draw(self, n: int) -> Draw:
+        counts = np.arange(self.alt.size)
+        return lambda gen, size: gen.multinomial(n, self.alt, size=size) @ counts
+
+
+_BINOMIAL_TEST = "one-sided exact binomial test of H0: p = shifted_rate (pilot not pooled)"
+_CLUSTERED_TEST = (
+    "one-sided exact test of H0: p = shifted_rate on the count of the clustered model (ICC_H "
+    "through a root latent, r fixed under H0; n-fold convolution of the per-root pmf; pilot "
+    "not pooled)"
+)
 
 
 def _purpose_at(purpose: str, roots: int) -> str:
@@ -421,6 +519,10 @@ class HumanBaselineSize:
     ceil(N/n_per_root), N = ceil(((z_{1−α}·√(p_s q_s) + z_power·√(p_h q_h)) / |p_s − p_h|)²).
     ``critical_value`` / ``achieved_alpha`` describe the rejection region at the chosen size in the
     original counts (reject X ≤ c when ``direction`` is "less", X ≥ c when "greater").
+    ``icc`` / ``latent_correlation``: the humans' ICC_H and its latent r when given (absent from
+    results.json otherwise); with m ≥ 2 and ICC_H > 0 the powers, the critical count and its
+    alpha are those of the clustered model (module docstring (b)) and the closed-form size
+    carries the design effect 1 + (m − 1)·ICC_H.
     """
 
     human_rate: float
@@ -443,7 +545,9 @@ class HumanBaselineSize:
     critical_value: int
     achieved_alpha: Quantity
     sizes_evaluated: int
-    test: str = "one-sided exact binomial test of H0: p = shifted_rate (pilot not pooled)"
+    test: str = _BINOMIAL_TEST
+    icc: float | None = field(default=None, metadata=OPTIONAL)
+    latent_correlation: float | None = field(default=None, metadata=OPTIONAL)
 
 
 def _baseline_args(
@@ -459,6 +563,42 @@ def _baseline_args(
     return p_h, float(threshold_h), a, m, reps, s
 
 
+def _clustered(
+    icc: Any, p_h: float, m: int, test: _BaselineTest
+) -> tuple[float | None, float | None, _Clustered | None]:
+    """(ICC_H, r, the clustered model) -- the model None when the binomial one is exact (ICC_H
+    None or 0, or one judgment per root)."""
+    if icc is None:
+        return None, None, None
+    value = closed_unit("icc", icc)
+    r = latent_for_icc(p_h, value)
+    if value == 0.0 or m == 1:
+        return value, r, None
+    null, alt = _clustered_pmf(m, test.p_null, r), _clustered_pmf(m, test.p_true, r)
+    return value, r, _Clustered(value, r, null, alt)
+
+
+def _power_at(
+    n: int,
+    m: int,
+    test: _BaselineTest,
+    a: float,
+    cl: _Clustered | None,
+    seed: int,
+    purpose: str,
+    reps: int,
+) -> tuple[float, float, int]:
+    """(simulated power, its MCSE, oriented critical count) at n roots, on stream ``purpose``."""
+    if cl is None:
+        crit = _critical(n * m, test, a)
+        draw = _binomial_draw(n * m, test.p_true)
+    else:
+        crit = cl.region(n, a, power=False)[0]
+        draw = cl.draw(n)
+    est, mcse = _sim_power(draw, crit, seed, _purpose_at(purpose, n), reps)
+    return est, mcse, crit
+
+
 def simulate_baseline_power(
     confirmatory_roots: int,
     human_rate: float,
@@ -468,11 +608,14 @@ def simulate_baseline_power(
     seed: int,
     purpose: str = "human/baseline-sizing",
     replicates: int = 20_000,
+    *,
+    icc: float | None = None,
 ) -> Quantity:
     """Simulated power of the confirmatory test at a given root count (seeded, block streams).
 
     The stream is ``purpose + "/confirmatory_roots=<n>"``, so a size's simulated power does not
-    depend on which other sizes a search visited.
+    depend on which other sizes a search visited. ``icc``: the humans' ICC_H (module docstring
+    (b)); None, 0 or one judgment per root: the binomial model.
     """
     p_h, h, a, m, reps, s = _baseline_args(
         human_rate, threshold_h, alpha, n_per_root, replicates, seed
@@ -481,8 +624,8 @@ def simulate_baseline_power(
     if not isinstance(purpose, str) or not purpose:
         raise InputError("purpose", "a non-empty string", purpose)
     _, test = _baseline_test(p_h, h)
-    crit = _critical(n * m, test, a)
-    est, mcse = _sim_power(n * m, crit, test.p_true, s, _purpose_at(purpose, n), reps)
+    cl = _clustered(icc, p_h, m, test)[2]
+    est, mcse, _ = _power_at(n, m, test, a, cl, s, purpose, reps)
     return simulated(est, mcse, reps)
 
 
@@ -497,6 +640,8 @@ def size_human_baseline(
     purpose: str = "human/baseline-sizing",
     replicates: int = 20_000,
     max_roots: int | None = None,
+    *,
+    icc: float | None = None,
 ) -> HumanBaselineSize:
     """Size the human preference baseline: pilot plus a confirmatory sample sized by simulation.
 
@@ -513,7 +658,9 @@ def size_human_baseline(
     size (and one below) is reported beside the simulated one so a reader can see both. The
     closed-form normal size is reported too (see :class:`HumanBaselineSize`).
     ``max_roots`` (default 4 × closed-form roots + 100) bounds the search; InputError naming it
-    when the target is not reached. ``alpha`` is the one-sided level of the test.
+    when the target is not reached. ``alpha`` is the one-sided level of the test. ``icc``: the
+    humans' ICC_H; with m ≥ 2 and ICC_H > 0 the clustered model of the module docstring (b)
+    (exact critical count, alpha and power by convolution; closed form with the design effect).
     """
     p_h, h, a, m, reps, s = _baseline_args(
         human_rate, threshold_h, alpha, n_per_root, replicates, seed
@@ -525,21 +672,28 @@ def size_human_baseline(
     shifted, test = _baseline_test(p_h, h)
     if target <= a:
         raise InputError("power", f"a target above alpha ({a})", power)
+    icc_h, r, cl = _clustered(icc, p_h, m, test)
     cf_judgments = binomial_normal_n(shifted, p_h, a, target, 1)
-    cf_roots = math.ceil(cf_judgments / m)
+    if cl is None:
+        cf_roots = math.ceil(cf_judgments / m)
+    else:  # Kish's design effect
+        cf_roots = math.ceil(cf_judgments * (1.0 + (m - 1) * cl.icc) / m)
     horizon = 4 * cf_roots + 100 if max_roots is None else int_at_least("max_roots", max_roots, 1)
 
     cache: dict[int, tuple[float, float, int]] = {}
 
     def sim(n: int) -> tuple[float, float, int]:
         if n not in cache:
-            crit = _critical(n * m, test, a)
-            est, mcse = _sim_power(n * m, crit, test.p_true, s, _purpose_at(purpose, n), reps)
-            cache[n] = (est, mcse, crit)
+            cache[n] = _power_at(n, m, test, a, cl, s, purpose, reps)
         return cache[n]
 
     def reached(n: int) -> bool:
         return sim(n)[0] >= target
+
+    def exact_power(n: int) -> Quantity:
+        if cl is not None:
+            return exact(cl.region(n, a)[2])
+        return exact(binomial_power(n * m, shifted, p_h, a, 1, test.direction))
 
     hi = first_reaching(reached, 1, horizon, f"power {target}")
     chosen = hi
@@ -549,9 +703,16 @@ def size_human_baseline(
     if chosen > 1:
         b_est, b_mcse, _ = sim(chosen - 1)
         below = simulated(b_est, b_mcse, reps)
-        exact_below = exact(_exact_power(chosen - 1, m, shifted, p_h, a, test))
-    region = binomial_region(chosen * m, shifted, a, 1, test.direction)
-    crit_original = region.lower if test.direction == "less" else region.upper
+        exact_below = exact_power(chosen - 1)
+    if cl is None:
+        region = binomial_region(chosen * m, shifted, a, 1, test.direction)
+        crit_original = region.lower if test.direction == "less" else region.upper
+        achieved = region.achieved_alpha
+    else:
+        crit, achieved, _ = cl.region(chosen, a)
+        crit_original = (
+            None if crit < 0 else crit if test.direction == "less" else chosen * m - crit
+        )
     return HumanBaselineSize(
         human_rate=p_h,
         threshold_h=h,
@@ -567,7 +728,7 @@ def size_human_baseline(
         total_touches=(pilot + chosen) * m,
         simulated_power=simulated(est, mcse, reps),
         simulated_power_below=below,
-        exact_power=exact(_exact_power(chosen, m, shifted, p_h, a, test)),
+        exact_power=exact_power(chosen),
         exact_power_below=exact_below,
         closed_form_roots=closed_form(cf_roots),
         critical_value=(
@@ -575,15 +736,12 @@ def size_human_baseline(
             if crit_original is not None
             else (-1 if test.direction == "less" else chosen * m + 1)
         ),
-        achieved_alpha=exact(region.achieved_alpha),
+        achieved_alpha=exact(achieved),
         sizes_evaluated=len(cache),
+        test=_BINOMIAL_TEST if cl is None else _CLUSTERED_TEST,
+        icc=icc_h,
+        latent_correlation=r,
     )
-
-
-def _exact_power(
-    roots: int, m: int, shifted: float, p_h: float, alpha: float, test: _BaselineTest
-) -> float:
-    return binomial_power(roots * m, shifted, p_h, alpha, 1, test.direction)
 
 
 # --------------------------------------------------------------------------------------------

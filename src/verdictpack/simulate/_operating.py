@@ -272,6 +272,7 @@ def _run_cells(
             model_support,
             human_support,
             bets=first.sequential.bets,
+            horizon=cap,
         )
         codes = tracker.run(model_k, human_k, cap, threads)
         roots = tracker.n_roots.astype(np.int32)

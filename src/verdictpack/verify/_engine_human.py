@@ -1,12 +1,17 @@
 """Self-audit checks of the engine's human layer: the reader audit's kappa, its gate on the lower
-bound and the audit's sizing, and the human-baseline block, each re-derived here."""
+bound and the audit's sizing, and the human-baseline block, each re-derived here (with the
+humans' ICC_H, the clustered model of docs/statistics.md §11 by our own quadrature and
+convolution)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from verdictpack.verify._findings import _MAX_Z, _Auditor, _fv
+import numpy as np
+from scipy import special
+
+from verdictpack.verify._findings import _MAX_Z, FloatArray, _Auditor, _fv
 from verdictpack.verify._kappa_bound import check_kappa_gate
 from verdictpack.verify._rederive import (
     _binomial_enumeration,
@@ -86,36 +91,54 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
         abs_tol=1e-15,
     )
     roots = b["confirmatory_roots"]
-    cf = math.ceil(_binomial_normal_n(shifted, p_h, alpha, b["target_power"], 1) / m)
+    n_cf = _binomial_normal_n(shifted, p_h, alpha, b["target_power"], 1)
+    icc, r = b.get("icc"), b.get("latent_correlation")
+    if icc is not None and not (isinstance(r, (int, float)) and 0.0 <= r <= 1.0):
+        A.true(w + ".latent_correlation", "ICC_H's latent r reported", False, "in [0, 1]", r)
+        return
+    if icc is not None:
+        pair = _latent_pmf(2, p_h, r)
+        A.num(
+            w + ".latent_correlation",
+            "our two-vote pmf at the human rate with this latent r gives back ICC_H",
+            icc,
+            (pair[2] - p_h * p_h) / (p_h * (1.0 - p_h)),
+            abs_tol=1e-9,
+        )
+    clustered = icc is not None and icc > 0 and m > 1
+    if clustered:
+        cf = math.ceil(n_cf * (1.0 + (m - 1) * icc) / m)
+        how = "clustered model: our quadrature and pgf convolution"
+        crit, achieved, power = _clustered_test(shifted, p_h, r, m, roots, alpha, b["direction"])
+        below = (
+            _clustered_test(shifted, p_h, r, m, roots - 1, alpha, b["direction"])[2]
+            if roots > 1
+            else None
+        )
+    else:
+        cf = math.ceil(n_cf / m)
+        how = "enumeration"
+        table = _binomial_enumeration(shifted, p_h, alpha, 1, roots * m)
+        row = table[roots * m - 1]
+        crit = row.lower if b["direction"] == "less" else row.upper
+        achieved, power = row.achieved, row.power
+        below = table[(roots - 1) * m - 1].power if roots > 1 else None
     A.eq_at(
         w,
         b,
         "closed_form_roots",
-        "closed-form roots = ceil(normal n / judgments per root)",
+        "closed-form roots = ceil(normal n"
+        + (" × design effect 1 + (m − 1)·ICC_H" if clustered else "")
+        + " / judgments per root)",
         cf,
         value=True,
     )
-    table = _binomial_enumeration(shifted, p_h, alpha, 1, roots * m)
-    row = table[roots * m - 1]
-    crit = row.lower if b["direction"] == "less" else row.upper
-    A.eq_at(
-        w, b, "critical_value", "critical count of the exact one-sided test (enumeration)", crit
-    )
-    A.num_at(w, b, "achieved_alpha", "achieved alpha of that region", row.achieved, value=True)
-    A.num(w + ".exact_power", "exact power at the human rate", row.power, _fv(b["exact_power"]))
-    if roots > 1 and b.get("exact_power_below") is not None:
-        A.num_at(
-            w,
-            b,
-            "exact_power_below",
-            "exact power one root below",
-            table[(roots - 1) * m - 1].power,
-            value=True,
-        )
-    for key, ex in (
-        ("simulated_power", row.power),
-        ("simulated_power_below", table[(roots - 1) * m - 1].power if roots > 1 else None),
-    ):
+    A.eq_at(w, b, "critical_value", f"critical count of the exact one-sided test ({how})", crit)
+    A.num_at(w, b, "achieved_alpha", "achieved alpha of that region", achieved, value=True)
+    A.num(w + ".exact_power", "exact power at the human rate", power, _fv(b["exact_power"]))
+    if below is not None and b.get("exact_power_below") is not None:
+        A.num_at(w, b, "exact_power_below", "exact power one root below", below, value=True)
+    for key, ex in (("simulated_power", power), ("simulated_power_below", below)):
         fig = b.get(key)
         if fig is None or ex is None:
             continue
@@ -146,6 +169,62 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
         f"power(n) ≥ {b['target_power']} > power(n − 1)",
         f"{_fv(b['simulated_power'])} / {_fv(b.get('simulated_power_below'))}",
     )
+
+
+def _latent_pmf(m: int, p: float, r: float) -> FloatArray:
+    """P(Y = j), j = 0..m: the count of m votes 1[W < c], c = Φ⁻¹(p), whose latents share a root
+    latent of correlation r: Binom(j; m, Φ(x)) averaged over x = (c − √r·z)/√(1 − r), z the
+    root latent, by the uniform trapezoid rule (exponentially accurate for smooth integrands
+    that vanish at both ends, step 0.005). r < 1/2: over z ∈ [−12, 12], every j. r ≥ 1/2: over
+    x ∈ [−40, 40] (the density of x is then at least as wide as the binomial's) for 0 < j < m,
+    which vanish beyond; P(Y = 0) and P(Y = m) then from Σ q = 1 and E[Y] = m·p.
+    r = 1: the votes agree."""
+    q = np.zeros(m + 1)
+    if r >= 1.0:
+        q[0], q[m] = 1.0 - p, p
+        return q
+    c, s, t = _z(p), math.sqrt(r), math.sqrt(1.0 - r)
+    if r < 0.5:  # dz = 0.005
+        z = np.linspace(-12.0, 12.0, 4801)
+        x, log_w, dz, inner = (c - s * z) / t, -z * z / 2, 0.005, range(m + 1)
+    else:  # dz = (√(1 − r)/√r)·dx, dx = 0.005
+        x = np.linspace(-40.0, 40.0, 16001)
+        log_w, dz, inner = -(((c - t * x) / s) ** 2) / 2, 0.005 * t / s, range(1, m)
+    below, above = special.log_ndtr(x), special.log_ndtr(-x)
+    for k in inner:  # bounded: at most m + 1 counts
+        comb = math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+        q[k] = np.exp(comb + k * below + (m - k) * above + log_w).sum() * dz
+    q /= math.sqrt(2.0 * math.pi)
+    if r >= 0.5:
+        j = np.arange(m + 1)
+        q[m] = (m * p - float(j @ q)) / m
+        q[0] = 1.0 - float(q.sum())
+    return q
+
+
+def _clustered_test(
+    p0: float, p1: float, r: float, m: int, roots: int, alpha: float, direction: str
+) -> tuple[int, float, float]:
+    """(critical count, achieved alpha, power) of the one-sided exact test of the clustered
+    count over ``roots`` roots in the original counts, its law the roots-th power of one root's
+    pgf (FFT)."""
+    n = roots * m
+    size = 1 << (n + 1).bit_length()
+    laws = []
+    for p in (p0, p1):
+        pgf = np.fft.rfft(_latent_pmf(m, p, r), size)
+        laws.append(np.clip(np.fft.irfft(pgf**roots, size)[: n + 1], 0.0, None))
+    if direction == "less":
+        null, alt = np.cumsum(laws[0]), np.cumsum(laws[1])
+        hits = np.flatnonzero(null <= alpha)
+        c = int(hits[-1]) if hits.size else -1
+    else:
+        null, alt = np.cumsum(laws[0][::-1])[::-1], np.cumsum(laws[1][::-1])[::-1]
+        hits = np.flatnonzero(null <= alpha)
+        c = int(hits[0]) if hits.size else n + 1
+    if not 0 <= c <= n:
+        return c, 0.0, 0.0
+    return c, float(null[c]), float(alt[c])
 
 
 def _engine_audit_sizing(A: _Auditor, res: dict[str, Any]) -> None:

@@ -297,7 +297,8 @@ def _engine_sequential(
     mx = np.array(m_vals)
     logw = np.log(rebuilt.weights)
     grid = (rebuilt.lambdas, logw) if rebuilt.bets == "blend" else None
-    bets = _plugin_bets(mx, rebuilt.model_alpha) if rebuilt.bets != "grid" else mx
+    n_design = rebuilt.horizon if rebuilt.bets == "horizon" else None
+    bets = _plugin_bets(mx, rebuilt.model_alpha, n_design) if rebuilt.bets != "grid" else mx
     bad_e = []
     for t, r in enumerate(rows):
         hist = mx[: t + 1]
@@ -343,6 +344,7 @@ class _Rebuilt:
     weights: FloatArray
     bets: str = "grid"
     model_alpha: float = 0.0  # the registered track's per-tail alpha of M (its bets' level)
+    horizon: int | None = None  # the horizon bets' design N (recorded in provenance settings)
 
 
 def _rebuild_tracks(
@@ -400,16 +402,26 @@ def _rebuild_tracks(
         )
     known = {name: al for name, al in alphas.items() if al is not None}
     bets = settings.get("bets", "grid")  # absent: the grid (recorded only when not it)
-    if bets not in ("grid", "plugin", "blend"):
+    if bets not in ("grid", "plugin", "blend", "horizon"):
         A.true(
             "provenance.json $.settings.bets",
-            'the bets are "grid", "plugin" or "blend"',
+            'the bets are "grid", "plugin", "blend" or "horizon"',
             False,
-            "one of the three names",
+            "one of the four names",
             bets,
         )
         return None
-    series = _track_series(m_vals, h_vals, lambdas, weights, known, m_upper, h_upper, bets)
+    horizon = settings.get("horizon")
+    if bets == "horizon" and not (isinstance(horizon, int) and horizon >= 1):
+        A.true(
+            "provenance.json $.settings.horizon",
+            'the "horizon" bets\' design N is recorded',
+            False,
+            "an integer of at least 1",
+            horizon,
+        )
+        return None
+    series = _track_series(m_vals, h_vals, lambdas, weights, known, m_upper, h_upper, bets, horizon)
     if _is_number(settings.get("error_per_side")):
         A.num(
             "provenance.json $.settings.error_per_side",
@@ -424,7 +436,7 @@ def _rebuild_tracks(
         "comparison": c["governing_threshold_h"],
     }
     am = known["registered"][0]
-    return _Rebuilt(series, thresholds, constructions, lambdas, weights, bets, am)
+    return _Rebuilt(series, thresholds, constructions, lambdas, weights, bets, am, horizon)
 
 
 def _check_evidence_rows(

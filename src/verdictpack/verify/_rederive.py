@@ -288,17 +288,20 @@ def _confidence_sequence(
 
 # The variance-adaptive bets (docs/statistics.md §5b), written here from the formulas: bet i
 # λ̇_i = sqrt(2·log(1/a) / (σ̂²_{i−1}·i·log(1 + i))) from the values before it, truncated at
-# c/m (upper process) or c/(1 − m) (lower process); "blend" averages that capital with the grid's.
+# c/m (upper process) or c/(1 − m) (lower process); "blend" averages that capital with the grid's;
+# "horizon" puts the recorded design N in place of i·log(1 + i).
 _BET_CAP = 0.75
 
 
-def _plugin_bets(xs: FloatArray, alpha: float) -> FloatArray:
-    """The plug-in bets of a stream, one loop: each from the running mean and variance before it."""
+def _plugin_bets(xs: FloatArray, alpha: float, horizon: int | None = None) -> FloatArray:
+    """The plug-in bets of a stream, one loop: each from the running mean and variance before it
+    (``horizon`` N: the horizon bets, N in place of i·log(1 + i))."""
     out = np.empty(xs.size)
     total = dev = 0.0
     for i, x in enumerate(xs.tolist(), start=1):
         var = 0.25 if i == 1 else (0.25 + dev) / i
-        out[i - 1] = math.sqrt(2.0 * math.log(1.0 / alpha) / (var * i * math.log1p(i)))
+        scale = i * math.log1p(i) if horizon is None else float(horizon)
+        out[i - 1] = math.sqrt(2.0 * math.log(1.0 / alpha) / (var * scale))
         total += x
         dev += (x - (0.5 + total) / (i + 1)) ** 2
     return out
@@ -322,12 +325,17 @@ def _adaptive_log_capital(
 
 
 def _adaptive_sequence(
-    xs: FloatArray, alpha: float, lambdas: FloatArray, weights: FloatArray, blend: bool
+    xs: FloatArray,
+    alpha: float,
+    lambdas: FloatArray,
+    weights: FloatArray,
+    blend: bool,
+    horizon: int | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Running lower / upper bounds after each observation with the plug-in (or blend) bets:
     where the capital at the last bound reaches 1/a, bisection on [bound, far end]."""
     logc = -math.log(alpha)
-    bets = _plugin_bets(xs, alpha)
+    bets = _plugin_bets(xs, alpha, horizon)
     grid = (lambdas, np.log(weights)) if blend else None
     n = xs.size
     lower, upper = np.zeros(n), np.ones(n)
@@ -358,12 +366,19 @@ def _adaptive_sequence(
 
 
 def _stream_sequence(
-    xs: FloatArray, alpha: float, lambdas: FloatArray, weights: FloatArray, bets: str
+    xs: FloatArray,
+    alpha: float,
+    lambdas: FloatArray,
+    weights: FloatArray,
+    bets: str,
+    horizon: int | None = None,
 ) -> tuple[FloatArray, FloatArray]:
-    """The confidence sequence of one stream with the recorded bets."""
+    """The confidence sequence of one stream with the recorded bets (``horizon``: the horizon
+    bets' design N)."""
     if bets == "grid":
         return _confidence_sequence(xs, alpha, lambdas, weights)
-    return _adaptive_sequence(xs, alpha, lambdas, weights, bets == "blend")
+    n_design = horizon if bets == "horizon" else None
+    return _adaptive_sequence(xs, alpha, lambdas, weights, bets == "blend", n_design)
 
 
 def _corners(lm: float, um: float, lh: float, uh: float) -> tuple[float, float]:
@@ -509,13 +524,15 @@ def _track_series(
     m_upper: list[float] | None = None,
     h_upper: list[float | None] | None = None,
     bets: str = "grid",
+    horizon: int | None = None,
 ) -> dict[str, _TrackSeries]:
     """Each named track's series under its (per-tail alpha of M and H, of D or None): the
     confidence sequences of M, of H over the roots holding one and of D = (M − H + 1) / 2 over
     the same roots, combined by the corners (D None) or the hybrid polygon. With bounds
     (``m_upper``, ``h_upper``; ``m_vals``, ``h_vals`` then the lower values) each lower end
     comes from the lower values, each upper end from the upper ones, D's lower end from
-    M_lo − H_hi and its upper end from M_hi − H_lo. ``bets`` names the streams' bets."""
+    M_lo − H_hi and its upper end from M_hi − H_lo. ``bets`` names the streams' bets (``horizon``
+    the horizon bets' N)."""
     n = len(m_vals)
     mu = m_vals if m_upper is None else m_upper
     hu = h_vals if h_upper is None else h_upper
@@ -531,11 +548,11 @@ def _track_series(
         """The lower end from the lower values, the upper end from the upper values."""
         if not lo.size:
             return np.zeros(0), np.ones(0)
-        lower = _stream_sequence(lo, alpha, lambdas, weights, bets)[0]
+        lower = _stream_sequence(lo, alpha, lambdas, weights, bets, horizon)[0]
         if hi is lo or np.array_equal(lo, hi):
-            upper = _stream_sequence(lo, alpha, lambdas, weights, bets)[1]
+            upper = _stream_sequence(lo, alpha, lambdas, weights, bets, horizon)[1]
         else:
-            upper = _stream_sequence(hi, alpha, lambdas, weights, bets)[1]
+            upper = _stream_sequence(hi, alpha, lambdas, weights, bets, horizon)[1]
         return lower, upper
 
     def stream_bounds(name: str, alpha: float) -> tuple[FloatArray, FloatArray]:
