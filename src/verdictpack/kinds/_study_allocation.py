@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from verdictpack._errors import InputError
+from verdictpack._parallel import usable_cpus
 from verdictpack.config._blocks import SequentialSettings
 from verdictpack.config._compiler import Construct
 from verdictpack.core._agreement import AuditGate, reconstruction_rate_for
@@ -168,5 +169,6 @@ def plan_humans(
         replicates=plan.replicates,
         human_budget=human_budget,
         bets=tuple(dict.fromkeys((sequential.bets, *config.planning.bets))),
+        threads=usable_cpus(),  # the same numbers on any thread count (seeded blocks)
     )
     return dataclasses.replace(out, audit_roots=audit_roots, audit_note=audit_note), icc_note
