@@ -36,6 +36,7 @@ from verdictpack.config._refusals import Loc, expected_text, governing_loc
 from verdictpack.core._exact import two_proportion_n
 from verdictpack.core._icc import latent_for_icc
 from verdictpack.core._mixture import MAX_BETS, MixtureSpec
+from verdictpack.core._tracks import TrackSettings
 
 __all__ = [
     "DEFAULT_LAMBDAS",
@@ -277,6 +278,30 @@ class SequentialSettings:
     def constructions(self) -> tuple[str, str]:
         """The registered construction first, the comparison second."""
         return (self.construction, self.other_construction())
+
+    def tracks(self, construct: Construct) -> TrackSettings:
+        """The three tracks' settings under ``construct``: the engine's run, a study's trace
+        and a live study's stream all take theirs from here."""
+        return TrackSettings(
+            construction=self.construction,
+            other=self.other_construction(),
+            alpha=construct.per_tail_alpha,
+            spec=self.spec,
+            threshold_h=construct.governing_threshold_h,
+            extension_h=construct.extension_minimum_h,
+            claims=track_claims(construct),
+            bets=self.bets,
+            horizon=self.cap_roots,
+        )
+
+
+def track_claims(construct: Construct) -> dict[str, str]:
+    """Each track's claim: the registered claim, the extension claim, the registered again."""
+    return {
+        "registered": construct.registered_claim,
+        "extension": construct.extension_claim,
+        "comparison": construct.registered_claim,
+    }
 
 
 def build_sequential(spec: SequentialSpec) -> SequentialSettings:

@@ -1,13 +1,11 @@
-"""Where evidence comes from: one interface for simulated panels, live judges and imported data.
+"""Where the engine's evidence comes from: the :class:`EvidenceSource` interface.
 
 The engine asks an :class:`EvidenceSource` for the judgments on one admitted stimulus at a time
-and feeds what comes back into the sequential core; it never knows whether the judgments were
-simulated, fetched from a judge endpoint or read from annotation files. The engine's default
-implementation is :class:`verdictpack.simulate._evidence.SimulatedPanelSource` (the
-character-sheet model of :mod:`verdictpack.simulate._judges`); a live judge client or an
-annotation importer implements the same two members and plugs into the same path. A study
-reads its data folder whole (:func:`~verdictpack.evidence._files.read_study`); a live study's
-ledger hands over its committed prefix as :class:`CommittedEvidence`.
+and feeds what comes back into the sequential core; it never knows how the judgments were made.
+Its default implementation is :class:`verdictpack.simulate._evidence.SimulatedPanelSource` (the
+character-sheet model of :mod:`verdictpack.simulate._judges`). A study does not pull root by
+root: it reads its data folder whole (:func:`~verdictpack.evidence._files.read_study`), and a
+live study's ledger hands over its committed prefix as :class:`CommittedEvidence`.
 Requirements on any source (they are what keeps the anytime-valid guarantee honest): the order in
 which stimuli are judged and whether a root receives human judgments must not depend on the
 judgments' values (missing at random), and every judgment is returned, never filtered.

@@ -28,9 +28,8 @@ power_report.json, registered_vs_extension.md, provenance.json, report.md, resul
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -53,7 +52,7 @@ from verdictpack.config._provenance import provenance
 from verdictpack.config._refusals import Refusals, governing_loc
 from verdictpack.core._agreement import AuditDecision, AuditGate, expected_kappa
 from verdictpack.core._hinterval import Verdict
-from verdictpack.core._tracks import TrackResult, TrackRun, TrackSettings
+from verdictpack.core._tracks import TrackResult, TrackRun
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
 from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._engine_arms import (
@@ -141,7 +140,6 @@ class EnginePlan:
     baseline: HumanBaselineSize
     design: RouteDesign
     effective_cap: int
-    claims: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -323,13 +321,6 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
         baseline=baseline,
         design=design,
         effective_cap=min(sequential.cap_roots, factory.n_admitted),
-        claims=MappingProxyType(
-            {
-                "registered": construct.registered_claim,
-                "extension": construct.extension_claim,
-                "comparison": construct.registered_claim,
-            }
-        ),
     )
 
 
@@ -355,26 +346,13 @@ def run_sequential(
     a verdict when the registered track stopped says so.
     """
     refusals = Refusals.none() if refusals is None else refusals
-    construct, sequential, claims = plan.construct, plan.sequential, plan.claims
-    a_tail = construct.per_tail_alpha
+    construct, sequential = plan.construct, plan.sequential
     with refusals.at(
         ("sequential",),
         "the sequential trackers",
         params={"alpha": ("construct", "per_tail_alpha"), "threshold": governing_loc(construct)},
     ):
-        run = TrackRun(
-            TrackSettings(
-                sequential.construction,
-                sequential.other_construction(),
-                a_tail,
-                sequential.spec,
-                construct.governing_threshold_h,
-                construct.extension_minimum_h,
-                claims,
-                sequential.bets,
-                sequential.cap_roots,
-            )
-        )
+        run = TrackRun(sequential.tracks(construct))
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
     if plan.reader_audit.passed:

@@ -56,7 +56,7 @@ from verdictpack._errors import ConfigError, Defect, InputError
 from verdictpack._parallel import Background, in_background
 from verdictpack._results import BULK, Quantity, exact
 from verdictpack._rng import stream
-from verdictpack.config._blocks import PanelSpec, SequentialSettings, build_sequential
+from verdictpack.config._blocks import PanelSpec, build_sequential
 from verdictpack.config._compiler import ConfigSource, Construct, compile_construct
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import Refusals, governing_loc
@@ -64,7 +64,7 @@ from verdictpack.core._agreement import AuditDecision, AuditGate
 from verdictpack.core._estimates import reader_audit_from_readings
 from verdictpack.core._hinterval import Verdict
 from verdictpack.core._scales import phi
-from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun, TrackSettings, TrackTrace
+from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun, TrackTrace
 from verdictpack.evidence._assemble import Coverage, Policy, RootValues, root_values
 from verdictpack.evidence._files import DataFile, StudyData, read_study
 from verdictpack.evidence._order import ORDER_DOMAIN, registered_order
@@ -93,8 +93,6 @@ __all__ = [
     "load_study",
     "prepare_study",
     "run_study",
-    "track_claims",
-    "track_settings",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -528,30 +526,6 @@ def _continuation(
         )
 
 
-def track_claims(construct: Construct) -> dict[str, str]:
-    """Each track's claim: the registered claim, the extension claim, the registered again."""
-    return {
-        "registered": construct.registered_claim,
-        "extension": construct.extension_claim,
-        "comparison": construct.registered_claim,
-    }
-
-
-def track_settings(construct: Construct, sequential: SequentialSettings) -> TrackSettings:
-    """The three tracks' settings of a study (a live study's streaming run, the batch trace)."""
-    return TrackSettings(
-        construction=sequential.construction,
-        other=sequential.other_construction(),
-        alpha=construct.per_tail_alpha,
-        spec=sequential.spec,
-        threshold_h=construct.governing_threshold_h,
-        extension_h=construct.extension_minimum_h,
-        claims=track_claims(construct),
-        bets=sequential.bets,
-        horizon=sequential.cap_roots,
-    )
-
-
 def run_study(
     config: StudyConfig,
     source: ConfigSource,
@@ -593,7 +567,7 @@ def run_study(
                 "threshold": governing_loc(construct),
             },
         ):
-            tracks = track_settings(construct, sequential)
+            tracks = sequential.tracks(construct)
             trace = TrackTrace(
                 tracks,
                 values.m_lo,
@@ -617,7 +591,7 @@ def run_study(
     else:
         invalid = Verdict.INSTRUMENT_INVALID.value
         with refusals.at(("sequential",), "the sequential trackers"):
-            probe = TrackRun(track_settings(construct, sequential))
+            probe = TrackRun(sequential.tracks(construct))
         at_stop = probe.results(invalid)
         all_data = probe.results(invalid)
         stream_alphas = probe.registered.stream_alphas

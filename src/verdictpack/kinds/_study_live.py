@@ -71,7 +71,6 @@ from verdictpack.kinds._study import (
     StudyResult,
     prepare_study,
     run_study,
-    track_settings,
 )
 from verdictpack.kinds._study_config import StudyConfig
 
@@ -272,7 +271,7 @@ def run_live_study(
         ledger = Ledger.open(folder.ledger, man, secrets=secrets)
         try:
             check_chain(ledger, anchor)
-            tracks = TrackRun(track_settings(construct, sequential))
+            tracks = TrackRun(sequential.tracks(construct))
             committed = ledger.committed()
             scores = _scores(config, prep)
             _check_committed(committed, prep, scores)
