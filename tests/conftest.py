@@ -112,11 +112,11 @@ SLOW_CHECKS = (
         "tests/core/test_sprt.py::test_monte_carlo_agrees_with_exact",
         # one of the live verdict-distribution worlds; the effect world stays
         "tests/kinds/test_study_live_validity.py::test_live_verdicts_follow_the_simulated_distribution[below]",
-        # the fuller planning calibration; the two-world CI calibration stays
+        # the fuller planning calibration; the CI calibration (h 0.1 and 0.45) stays
         *(
             "tests/simulate/test_continuation_calibration.py::"
             f"test_calibration_with_more_trials_and_replicates[{h}]"
-            for h in ("0.2", "0.45", "0.6")
+            for h in ("0.1", "0.2", "0.45", "0.6")
         ),
         # the study variant of the no-matplotlib check; the sizing variant stays
         "tests/render/test_html.py::"
@@ -137,7 +137,7 @@ SLOW_CHECKS = (
         for k in (1, 2, 3, 6)
     }
     | {
-        # one of the two calibration worlds; true h 0.45 stays (the slow three-world check has both)
+        # one of the three calibration worlds; true h 0.1 and 0.45 stay (the slow check has all)
         "tests/simulate/test_continuation_calibration.py::"
         "test_realised_extra_roots_fall_outside_the_printed_q10_q90_about_ten_percent[0.6]",
     }
