@@ -406,7 +406,7 @@ def _plan(config: str, sheets: str | None) -> int:
 
 
 def _status(argv: Sequence[str]) -> int:
-    from verdictpack.kinds._study_live import status_lines
+    from verdictpack.kinds._study_status import status_lines
 
     if len(argv) != 1 or argv[0].startswith("-"):
         got = " ".join(argv) if argv else "(nothing)"

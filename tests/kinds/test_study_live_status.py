@@ -118,7 +118,7 @@ def test_status_counts_each_runs_calls_and_tells_a_held_lock_from_a_stale_one(
 
     from verdictpack.evidence._ledger import Ledger
     from verdictpack.evidence._live_folder import LIVE_LOCK, LIVE_MARKER
-    from verdictpack.kinds._study_live import status_lines
+    from verdictpack.kinds._study_status import status_lines
 
     (tmp_path / LIVE_MARKER).write_text("{}")
     led = Ledger.open(tmp_path / "ledger.sqlite", {"study": 1})

@@ -3,7 +3,7 @@
 The live arm runs :func:`~verdictpack.evidence.live._runner.run_live` over HTTP
 (:class:`~verdictpack.evidence.live._transport.HttpxTransport`) against the OpenAI-compatible test
 server, a fresh :class:`~verdictpack.evidence._ledger.Ledger` per replicate, feeding a
-:class:`~verdictpack.core._tracks.TrackRun`. The server draws every judgment independently from
+:class:`~verdictpack.core._tracks.TrackStream`. The server draws every judgment independently from
 the judge's sheet: P(prefers the treatment) is ``rate + b`` with the treatment shown first and
 ``rate - b`` with it shown second. Each replicate asks its own judges (``judge-a@r`` ...): the
 model name is part of the request body, and the deterministic server draws from SHA-256(seed,
@@ -12,8 +12,8 @@ arrive in. The judges are asked without logprobs (``top_logprobs = 0``), so a ju
 label read from the text and M_i is the share of root i's cells that chose the treatment.
 
 The simulated arm is the same world without HTTP: the same per-judgment Bernoullis drawn with
-numpy and fed to the same TrackRun. Two humans judge each root at ``human_rate`` (H_i their mean),
-drawn with numpy in both arms.
+numpy and fed to the same TrackStream. Two humans judge each root at ``human_rate`` (H_i their
+mean), drawn with numpy in both arms.
 
 1. Distribution: P(EFFECT_SUPPORTED), P(NO_POSITIVE_EFFECT or BELOW_PRACTICAL_THRESHOLD) and the
    mean number of roots at the stop agree within 3 combined Monte Carlo standard errors (pooled
@@ -52,7 +52,7 @@ from live_helpers import Faults, ServerConfig, Sheet, serve
 from conftest import load_example
 from verdictpack.config._blocks import SequentialSpec, build_sequential
 from verdictpack.config._compiler import Construct, ConstructSpec, compile_construct
-from verdictpack.core._tracks import TrackRun, TrackSettings
+from verdictpack.core._tracks import TrackSettings, TrackStream
 from verdictpack.evidence._ledger import Ledger
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
@@ -100,10 +100,11 @@ def _construct() -> Construct:
     return compile_construct(ConstructSpec(**spec))
 
 
-def _tracks(cap: int) -> TrackRun:
+def _tracks(cap: int) -> TrackStream:
+    """The tracks over supports that start empty (every value widens them)."""
     construct = _construct()
     sequential = build_sequential(SequentialSpec(construction="hybrid", cap_roots=cap))
-    return TrackRun(
+    return TrackStream(
         TrackSettings(
             sequential.construction,
             sequential.other_construction(),
@@ -112,7 +113,10 @@ def _tracks(cap: int) -> TrackRun:
             construct.governing_threshold_h,
             construct.extension_minimum_h,
             {t: construct.registered_claim for t in ("registered", "extension", "comparison")},
-        )
+        ),
+        cap,
+        np.array([]),
+        np.array([]),
     )
 
 
@@ -131,11 +135,11 @@ def _humans(world: World, rng: np.random.Generator) -> np.ndarray[Any, Any]:
     return np.asarray((rng.random((world.cap, 2)) < world.human_rate).mean(axis=1), np.float64)
 
 
-def _stop(tracks: TrackRun) -> tuple[str, int, float]:
-    result = tracks.verdicts.get("registered")
-    if result is None:
+def _stop(tracks: TrackStream) -> tuple[str, int, float]:
+    verdict = tracks.verdicts.get("registered")
+    if verdict is None:
         raise AssertionError(f"no registered verdict after {tracks.roots} roots")
-    return result.verdict, tracks.roots, result.error_per_side
+    return verdict, tracks.roots, tracks.trace().error_per_side["registered"]
 
 
 def simulated(world: World, replicates: int, seed: int) -> list[Replicate]:

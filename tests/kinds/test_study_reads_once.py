@@ -19,6 +19,7 @@ import verdictpack.kinds._study as study
 import verdictpack.kinds._study_live as study_live
 from conftest import write_tiny_study
 from verdictpack._cli import main
+from verdictpack.core._tracks import TrackStream
 
 pytest.importorskip("httpx")
 
@@ -97,6 +98,39 @@ def test_a_live_study_reads_gates_and_decides_once(
         reads = _spy(monkeypatch, "load_study")
         prepared = _spy(monkeypatch, "prepare_study")
         verdicts = _spy(monkeypatch, "run_study")
+        traced = _traces(monkeypatch)
+        steps = _steps(monkeypatch)
         assert main([str(cfg), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert dict(opened) == dict.fromkeys(names, 1)
     assert (len(reads), len(prepared), len(verdicts)) == (1, 1, 1)
+    # every committed root went through the tracks once, while committed; the result is built
+    # from that stream's trace (no trace of the committed values computed again)
+    assert len(steps) == 12  # the cap: every root committed
+    assert not any("m_upper" in kw for kw in traced)  # the point-value width trace aside
+
+
+def _traces(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The keyword arguments of every TrackTrace the study computes from values."""
+    calls: list[dict[str, Any]] = []
+    cls = study.TrackTrace
+
+    class Counted(cls):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            calls.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(study, "TrackTrace", Counted)
+    return calls
+
+
+def _steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every root fed to a live study's tracks."""
+    calls: list[int] = []
+    step = TrackStream.step
+
+    def counted(self: TrackStream, *args: Any, **kwargs: Any) -> None:
+        calls.append(1)
+        step(self, *args, **kwargs)
+
+    monkeypatch.setattr(TrackStream, "step", counted)
+    return calls

@@ -225,6 +225,19 @@ class _PlugBank(_Bank):
             out[i, self.s :] = self.h[:2, 0]
         return out
 
+    def adopt(self, old: _Bank, maps: Sequence[IntArray]) -> None:
+        """Take the state of ``old`` (a plug-in bank over narrower supports; :meth:`_Bank.adopt`):
+        the counts and the history of values are re-indexed, the rest copied."""
+        if not isinstance(old, _PlugBank):
+            raise InputError("old", "a plug-in bank", type(old).__name__)
+        for name in ("b", "t", "h", "searches", "last", "_sum", "_dev", "_kp", "_ks", "_wg", "_gg"):
+            getattr(self, name)[...] = getattr(old, name)
+        for j, at in enumerate(maps):
+            self.counts[j][:] = 0.0
+            self.counts[j][at] = old.counts[j]
+            self._xi[j] = at[old._xi[j]].astype(np.int32)
+            self._bet[j] = old._bet[j].copy()
+
     def spread_first(self) -> None:
         by_column: list[NDArray[Any]] = [self.b, self.t, self.h, self._sum, self._dev]
         for arr in (*by_column, self._kp, self._ks, *self.counts):

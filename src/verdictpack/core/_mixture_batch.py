@@ -155,6 +155,19 @@ class _Bank:
         self._idx = np.zeros((r, n), dtype=np.int64)
         self._act = np.zeros((r, n), dtype=np.uint8)
 
+    def adopt(self, old: _Bank, maps: Sequence[IntArray]) -> None:
+        """Take the state of ``old``, a bank over narrower supports (stream j's value i is
+        this bank's value ``maps[j][i]``): only the counts are indexed by value, so the
+        numbers to come are the ones ``old`` would give."""
+        lay, olay = self.lay, old.lay
+        self.state[:, : lay["counts"]] = old.state[:, : olay["counts"]]
+        for j, at in enumerate(maps):
+            self.counts[j][:] = 0.0
+            self.counts[j][at] = old.counts[j]
+        self.h[:] = old.h
+        self.last[:] = old.last
+        self.searches[:] = old.searches
+
     def moved(self, j: int) -> BoolArray:
         """Replicates whose stream-j bounds were searched in the last step."""
         return np.asarray(self.last[:, j] != 0)

@@ -314,6 +314,7 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         horizon: int | None = None,
     ) -> None:
         self._r = _check_replicates(n_replicates)
+        self._settings = (construction, alpha, spec, threshold, hybrid_alphas, bets, horizon)
         a_mh, a_d = self._configure(
             construction, alpha, spec, threshold, hybrid_alphas, bets, horizon
         )
@@ -472,6 +473,38 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         s = self._bank.s
         out = self._bank.trace(m, h, p)
         return out[:, :s], out[:, s], out[:, s + 1]
+
+    def widened(self, model_support: ArrayLike, human_support: ArrayLike) -> BatchHTracker:
+        """The same trackers over wider supports (each holding every value of this one's), in
+        the state this one is in: the numbers to come are the ones this one would give (the
+        state is indexed by value only through counts and history, re-indexed)."""
+        con, alpha, spec, thr, hybrid, bets, horizon = self._settings
+        new = BatchHTracker(
+            self._r,
+            con,
+            alpha,
+            spec,
+            thr,
+            model_support,
+            human_support,
+            hybrid_alphas=hybrid,
+            bets=bets,
+            horizon=horizon,
+        )
+        maps = []
+        for j, (narrow, wide) in enumerate(
+            zip(self._bank.supports, new._bank.supports, strict=True)
+        ):
+            at = np.searchsorted(wide, narrow)
+            if np.any(at >= wide.size) or not np.array_equal(
+                wide[np.minimum(at, wide.size - 1)], narrow
+            ):
+                raise InputError(
+                    f"support {j}", "a support holding every value of the old one", None
+                )
+            maps.append(at.astype(np.intp))
+        new._bank.adopt(self._bank, maps)
+        return new
 
     def spread_first(self) -> None:
         """Every replicate takes replicate 0's state: R continuations of one observed prefix

@@ -9,6 +9,12 @@ interval and bounds -- the first time it reaches a verdict; it never decides whe
 stays with the caller (the engine stops at the registered verdict; a study on real data also
 reads on to the end of the data it already holds, for the interval over all of it).
 
+Three forms, one set of rules: :class:`TrackRun` (scalar trackers, one Python update per root:
+the engine, which judges a stimulus only when it needs one), :class:`TrackTrace` (the compiled
+kernel's trajectories over data in hand: a study's files) and :class:`TrackStream` (the compiled
+kernel root by root, handing over the :class:`TrackTrace` of what it was fed: a live study,
+which decides when to stop on the numbers its result reports).
+
 **Bounded values.** A root's M_i and H_i may be intervals [lo, hi] (an unknown answer bounded
 both ways, :mod:`verdictpack.evidence._assemble`). Each tracker then runs as two: one fed
 (M_lo, H_hi), whose model lower end, human upper end and D lower end (D from M_lo − H_hi) it
@@ -50,6 +56,7 @@ __all__ = [
     "TrackResult",
     "TrackRun",
     "TrackSettings",
+    "TrackStream",
     "TrackTrace",
     "Value",
     "track_state",
@@ -304,6 +311,38 @@ class TrackRun:
         }
 
 
+_Trajectory = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
+"""One compiled trajectory: bounds (T, 2·streams), h_lo (T,), h_hi (T,)."""
+
+
+def _by_track(settings: TrackSettings) -> dict[str, tuple[str, float]]:
+    """Each track's construction and threshold."""
+    s = settings
+    return {
+        "registered": (s.construction, s.threshold_h),
+        "extension": (s.construction, s.extension_h),
+        "comparison": (s.other, s.threshold_h),
+    }
+
+
+def _kernel(
+    settings: TrackSettings, name: str, ms: NDArray[np.float64], hs: NDArray[np.float64]
+) -> BatchHTracker:
+    """One replicate of track ``name`` in the compiled kernel, over the value supports."""
+    con, thr = _by_track(settings)[name]
+    return BatchHTracker(
+        1,
+        con,
+        settings.alpha,
+        settings.spec,
+        thr,
+        ms,
+        hs,
+        bets=settings.bets,
+        horizon=settings.horizon,
+    )
+
+
 def _compose(
     lower: NDArray[np.float64], upper: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
@@ -371,10 +410,7 @@ class TrackTrace:
                 "values in [0, 1], each lower value at most its upper one (h NaN: no human)",
                 int(np.flatnonzero(bad)[0]),
             )
-        self.claims = MappingProxyType({t: settings.claims[t] for t in TRACKS})
-        self.n = int(m.size)
-        self.cap = int(min(cap, self.n))
-        self.bounded = bool(np.any(m != mu) or np.any(h[present] != hu[present]))
+        bounded = bool(np.any(m != mu) or np.any(h[present] != hu[present]))
         ms = np.unique(np.concatenate([m, mu, [0.0, 1.0]]))
         hs = np.unique(np.concatenate([h[present], hu[present], [0.0, 1.0]]))
 
@@ -387,20 +423,50 @@ class TrackTrace:
 
         # one trace of the values; with bounds, the lower-end trace (M_lo, H_hi) and the
         # upper-end one (M_hi, H_lo)
-        feeds = [(m_index(m), h_index(hu if self.bounded else h))]
-        if self.bounded:
+        feeds = [(m_index(m), h_index(hu if bounded else h))]
+        if bounded:
             feeds.append((m_index(mu), h_index(h)))
-        con, other, alpha, spec = (
-            settings.construction,
-            settings.other,
-            settings.alpha,
-            settings.spec,
-        )
-        by_track = {
-            "registered": (con, settings.threshold_h),
-            "extension": (con, settings.extension_h),
-            "comparison": (other, settings.threshold_h),
-        }
+        traces: dict[str, list[_Trajectory]] = {}
+        kernels: dict[str, BatchHTracker] = {}
+        for name in TRACKS:
+            traces[name] = []
+            for mi, hi in feeds:
+                kernels[name] = _kernel(settings, name, ms, hs)
+                traces[name].append(kernels[name].trace(mi, hi, present))
+        self._fill(settings, cap, (m, mu, h, hu), bounded, traces, kernels)
+
+    @classmethod
+    def _assembled(
+        cls,
+        settings: TrackSettings,
+        cap: int,
+        values: tuple[NDArray[np.float64], ...],
+        bounded: bool,
+        traces: Mapping[str, list[_Trajectory]],
+        kernels: Mapping[str, BatchHTracker],
+    ) -> TrackTrace:
+        """The trace of trajectories computed elsewhere (:meth:`TrackStream.trace`)."""
+        self = cls.__new__(cls)
+        self._fill(settings, cap, values, bounded, traces, kernels)
+        return self
+
+    def _fill(
+        self,
+        settings: TrackSettings,
+        cap: int,
+        values: tuple[NDArray[np.float64], ...],
+        bounded: bool,
+        traces: Mapping[str, list[_Trajectory]],
+        kernels: Mapping[str, BatchHTracker],
+    ) -> None:
+        """Every track's bounds, interval and verdict codes per root from its trajectories (one,
+        or the lower-end and upper-end ones when ``bounded``)."""
+        self.claims = MappingProxyType({t: settings.claims[t] for t in TRACKS})
+        self.values = values  # (M_lo, M_hi, H_lo, H_hi) per root, H NaN where no human
+        self.n = int(values[0].size)
+        self.cap = int(min(cap, self.n))
+        self.bounded = bounded
+        by_track = _by_track(settings)
         self.construction = {t: by_track[t][0] for t in TRACKS}
         self.threshold = {t: by_track[t][1] for t in TRACKS}
         self.error_per_side: dict[str, float] = {}
@@ -410,21 +476,8 @@ class TrackTrace:
         self.h_lo: dict[str, NDArray[np.float64]] = {}
         self.h_hi: dict[str, NDArray[np.float64]] = {}
         self.codes: dict[str, NDArray[np.int8]] = {}
-        for name, (track_con, thr) in by_track.items():
-            traces = []
-            for mi, hi in feeds:
-                bt = BatchHTracker(
-                    1,
-                    track_con,
-                    alpha,
-                    spec,
-                    thr,
-                    ms,
-                    hs,
-                    bets=settings.bets,
-                    horizon=settings.horizon,
-                )
-                traces.append(bt.trace(mi, hi, present))
+        for name in TRACKS:
+            bt = kernels[name]
             self.error_per_side[name] = bt.error_per_side
             alphas = {"model": bt.model.alpha, "human": bt.human.alpha}
             if bt.diff is not None:
@@ -432,12 +485,12 @@ class TrackTrace:
             self.track_alphas[name] = alphas
             if name == "registered":
                 self.stream_alphas = dict(alphas)
-            if len(traces) == 1:
-                b, lo, hi_ = traces[0]
+            if not bounded:
+                b, lo, hi_ = traces[name][0]
             else:
-                b, lo, hi_ = _compose(traces[0][0], traces[1][0])
+                b, lo, hi_ = _compose(traces[name][0][0], traces[name][1][0])
             self.bounds[name], self.h_lo[name], self.h_hi[name] = b, lo, hi_
-            self.codes[name] = classify_codes(lo, hi_, thr)
+            self.codes[name] = classify_codes(lo, hi_, self.threshold[name])
 
     def first(self, name: str, within: int | None = None) -> int | None:
         """Index of the track's first verdict among the first ``within`` roots (all: None)."""
@@ -534,3 +587,172 @@ class TrackTrace:
         elif name == "registered" and self.cap > 0:
             out[self.cap - 1 :] = "INCONCLUSIVE"
         return out
+
+
+class TrackStream:
+    """The three tracks fed one root at a time through the compiled kernel: the streaming twin
+    of :class:`TrackTrace`, for evidence that arrives while the run decides when to stop (a
+    live study).
+
+    Each track runs as :class:`TrackTrace` runs it -- one replicate of
+    :class:`~verdictpack.core._tracker.BatchHTracker` fed (M_lo, H_hi) and one fed
+    (M_hi, H_lo) -- and :meth:`step` keeps every root's bounds. :meth:`trace` hands over the
+    :class:`TrackTrace` of the first roots fed, with the numbers :class:`TrackTrace` computes
+    from the same values (the kernel updated root by root gives its trace's numbers bit for
+    bit): the roots go through the tracks once, and the verdict the run stopped on is the one
+    its result reports. ``m_support`` and ``h_support`` are the values expected (0 and 1 are
+    added); a value outside them widens them (:meth:`_grow`). The interval a step classifies is
+    the kernel's while every value so far is a number and the composed one (:func:`_compose`)
+    from the first bounded value on; :meth:`trace` composes every root once any is bounded, as
+    :class:`TrackTrace` does, so a root before the first bounded one may differ there in the
+    last bits.
+    """
+
+    def __init__(
+        self,
+        settings: TrackSettings,
+        cap: int,
+        m_support: NDArray[np.float64],
+        h_support: NDArray[np.float64],
+    ) -> None:
+        self._settings = settings
+        self._cap = int(cap)
+        self._ms = np.unique(np.concatenate([np.asarray(m_support, np.float64), [0.0, 1.0]]))
+        self._hs = np.unique(np.concatenate([np.asarray(h_support, np.float64), [0.0, 1.0]]))
+        self._by_track = _by_track(settings)
+        self._kernels = self._new_kernels()
+        self._rows: dict[str, tuple[list[NDArray[np.float64]], list[NDArray[np.float64]]]] = {
+            name: ([], []) for name in TRACKS
+        }
+        self._values: tuple[list[float], ...] = ([], [], [], [])
+        self._bounded = False
+        self._interval = {name: (-math.pi, math.pi) for name in TRACKS}
+        self._empty = dict.fromkeys(TRACKS, False)
+        self._verdicts: dict[str, str] = {}
+        self.roots = 0
+
+    @property
+    def verdicts(self) -> Mapping[str, str]:
+        """Each track's verdict, from the root it first reached one (frozen there)."""
+        return MappingProxyType(self._verdicts)
+
+    @property
+    def stopped(self) -> bool:
+        """True once the registered track has its verdict."""
+        return "registered" in self._verdicts
+
+    @property
+    def h_interval(self) -> tuple[float, float]:
+        """The registered track's h-interval after the last root fed."""
+        return self._interval["registered"]
+
+    def state_labels(self) -> dict[str, str]:
+        """Each track's verdict so far (CONTINUE while it has none)."""
+        return {name: self._verdicts.get(name, "CONTINUE") for name in TRACKS}
+
+    def _new_kernels(self) -> dict[str, tuple[BatchHTracker, BatchHTracker]]:
+        s, ms, hs = self._settings, self._ms, self._hs
+        return {name: (_kernel(s, name, ms, hs), _kernel(s, name, ms, hs)) for name in TRACKS}
+
+    def _grow(self, m: tuple[float, float], h: tuple[float, float] | None) -> None:
+        """Take values outside the supports into them: every kernel goes on over the wider
+        supports from the state it is in (:meth:`BatchHTracker.widened`; a construct whose
+        observation is a probability brings a new value almost every root)."""
+        ms = np.unique(np.concatenate([self._ms, m]))
+        hs = self._hs if h is None else np.unique(np.concatenate([self._hs, h]))
+        if ms.size == self._ms.size and hs.size == self._hs.size:
+            return
+        self._ms, self._hs = ms, hs
+        self._kernels = {
+            name: (low.widened(ms, hs), high.widened(ms, hs))
+            for name, (low, high) in self._kernels.items()
+        }
+
+    def step(self, m: Value, h: Value | None, at_cap: bool = False) -> None:
+        """Feed one root (M_i; H_i or None; each a number or bounds) to every track; freeze the
+        tracks reaching a verdict on it (the registered one INCONCLUSIVE at ``at_cap``)."""
+        m_lo, m_hi = _pair(m)
+        h_lo, h_hi = (math.nan, math.nan) if h is None else _pair(h)
+        where = f"root {self.roots + 1}"
+        if not 0.0 <= m_lo <= m_hi <= 1.0:
+            raise InputError(f"M ({where})", "bounds 0 <= lower <= upper <= 1", (m_lo, m_hi))
+        if h is not None and not 0.0 <= h_lo <= h_hi <= 1.0:
+            raise InputError(f"H ({where})", "bounds 0 <= lower <= upper <= 1", (h_lo, h_hi))
+        self._grow((m_lo, m_hi), None if h is None else (h_lo, h_hi))
+        ms, hs = self._ms, self._hs
+        mi = (int(np.searchsorted(ms, m_lo)), int(np.searchsorted(ms, m_hi)))
+        hi = (
+            (0, 0)
+            if h is None
+            else (int(np.searchsorted(hs, h_lo)), int(np.searchsorted(hs, h_hi)))
+        )
+        self._bounded |= m_lo != m_hi or (h is not None and h_lo != h_hi)
+        for seq, v in zip(self._values, (m_lo, m_hi, h_lo, h_hi), strict=True):
+            seq.append(v)
+        present = np.array([h is not None])
+        self.roots += 1
+        for name in TRACKS:
+            low, high = self._kernels[name]
+            low.update(np.array([mi[0]]), np.array([hi[1]]), present)
+            high.update(np.array([mi[1]]), np.array([hi[0]]), present)
+            rows = (_kernel_row(low), _kernel_row(high))
+            self._rows[name][0].append(rows[0])
+            self._rows[name][1].append(rows[1])
+            self._interval[name] = self._now(name, *rows)
+            if name in self._verdicts:
+                continue
+            lo, up = self._interval[name]
+            cap_here = at_cap and name == "registered"
+            verdict = classify(lo, up, self._by_track[name][1], at_cap=cap_here)
+            if verdict is not None:
+                self._verdicts[name] = verdict.value
+
+    def _now(
+        self, name: str, low: NDArray[np.float64], high: NDArray[np.float64]
+    ) -> tuple[float, float]:
+        """The track's interval after this root: the kernel's, or composed once bounded."""
+        if not self._bounded:
+            return float(low[-2]), float(low[-1])
+        if self._empty[name]:
+            return self._interval[name]
+        b = low[:-2].copy()
+        b[1], b[2] = high[1], high[2]
+        if b.size > 4:
+            b[5] = high[5]
+            lo, hi, empty = hybrid_h_interval(
+                b[0:1], b[1:2], b[2:3], b[3:4], 2.0 * b[4:5] - 1.0, 2.0 * b[5:6] - 1.0
+            )
+        else:
+            lo, hi, empty = corners_h_interval(b[0:1], b[1:2], b[2:3], b[3:4])
+        if bool(empty[0]):
+            self._empty[name] = True
+            return self._interval[name]
+        return float(lo[0]), float(hi[0])
+
+    def trace(self, n: int | None = None) -> TrackTrace:
+        """The :class:`TrackTrace` of the first ``n`` roots fed (all: None)."""
+        k = self.roots if n is None else n
+        if not 0 <= k <= self.roots:
+            raise InputError("n", f"a number of roots fed (0..{self.roots})", n)
+        m_lo, m_hi, h_lo, h_hi = (np.array(v[:k], np.float64) for v in self._values)
+        has = ~np.isnan(h_lo)
+        bounded = bool(np.any(m_lo != m_hi) or np.any(h_lo[has] != h_hi[has]))
+        traces: dict[str, list[_Trajectory]] = {}
+        kernels = {name: pair[0] for name, pair in self._kernels.items()}
+        for name in TRACKS:
+            width = 6 if kernels[name].diff is not None else 4
+            traces[name] = []
+            for rows in self._rows[name][: 2 if bounded else 1]:
+                a = np.array(rows[:k], np.float64).reshape(k, width + 2)
+                traces[name].append((a[:, :width], a[:, width], a[:, width + 1]))
+        values = (m_lo, m_hi, h_lo, h_hi)
+        return TrackTrace._assembled(self._settings, self._cap, values, bounded, traces, kernels)
+
+
+def _kernel_row(bt: BatchHTracker) -> NDArray[np.float64]:
+    """Replicate 0's bounds (the trace's columns) and h-interval after its last update."""
+    cols = [bt.model.lower[0], bt.model.upper[0], bt.human.lower[0], bt.human.upper[0]]
+    if bt.diff is not None:
+        cols += [bt.diff.lower[0], bt.diff.upper[0]]
+    cols += [bt.h_lo[0], bt.h_hi[0]]
+    return np.array(cols, np.float64)

@@ -23,9 +23,12 @@ One run, data flowing one way:
    ``"reader_audit": "none"`` runs without one: ``audit`` is None, ``audit_status`` "not_run",
    ``instrument_valid`` None (not validated), the verdict from the tracks.
 6. **Sequential verdict**: the roots, in the registered order, through the registered, extension
-   and comparison tracks (:class:`~verdictpack.core._tracks.TrackRun`). The registered verdict is
-   the first one reached (at the cap, or when the data run out: INCONCLUSIVE); the tracks then
-   read on to the end of the data already paid for, which gives the interval over all of it.
+   and comparison tracks (:class:`~verdictpack.core._tracks.TrackTrace`; a live study's trace
+   streamed while it committed them, :class:`~verdictpack.core._tracks.TrackStream`, the same
+   numbers; a study whose instrument failed probes empty tracks for their levels). The
+   registered verdict is the first one reached (at the cap, or when the data run out:
+   INCONCLUSIVE); the tracks then read on to the end of the data already paid for, which gives
+   the interval over all of it.
 7. **Judges as the data show them**: each judge's rate, position bias and agreement (with the
    other judges and with the humans), the panel's latent correlation and effective size, and
    the fitted panel as a config block (with its values as estimated and each clip the
@@ -461,6 +464,26 @@ def _stop_reason(
     return f"verdict reached at root {registered.roots_at_verdict}"
 
 
+def _streamed(trace: TrackTrace | None, values: RootValues) -> TrackTrace | None:
+    """A live study's streamed trace, held to the roots' values as its ledger's answers give
+    them (the values it committed, root by root, must be those; a probability's sums may differ
+    in the last bits by their order)."""
+    if trace is None:
+        return None
+    want = (values.m_lo, values.m_hi, values.h_lo, values.h_hi)
+    pairs = zip(trace.values, want, strict=True)
+    same = trace.n == want[0].size and all(
+        np.allclose(a, b, rtol=0.0, atol=1e-12, equal_nan=True) for a, b in pairs
+    )
+    if not same:
+        raise InputError(
+            "the live study's committed roots",
+            "the values M_i, H_i its ledger's answers and the files give",
+            "other values streamed to the tracks",
+        )
+    return trace
+
+
 def _evidence_trail(values: RootValues, trace: TrackTrace) -> EvidenceTrail:
     """The evidence.jsonl rows as columns: each root's values, the registered track's bounds
     and interval after it, the comparison interval and every track's state."""
@@ -533,14 +556,16 @@ def run_study(
     *,
     prep: StudyPrepared | None = None,
     live: CommittedEvidence | None = None,
+    trace: TrackTrace | None = None,
 ) -> StudyResult:
     """Read the data, gate, order and value them (:func:`prepare_study`, unless ``prep`` holds
     them already), run the tracks, estimate the judges (module doc).
 
-    A live study hands over the study it read (``prep``) and its ledger's evidence (``live``):
-    the result is that of the committed prefix, nothing read again, with why the run stopped and
-    the ledger's hash chain as it left it (``settings.ledger_chain`` in provenance, outside the
-    ledger)."""
+    A live study hands over the study it read (``prep``), its ledger's evidence (``live``) and
+    the tracks' trace it streamed while committing those roots (``trace``,
+    :class:`~verdictpack.core._tracks.TrackStream`): the result is that of the committed prefix,
+    nothing read again and the tracks not run again, with why the run stopped and the ledger's
+    hash chain as it left it (``settings.ledger_chain`` in provenance, outside the ledger)."""
     refusals = Refusals(source)
     construct = compile_construct(config.construct_spec)
     sequential = build_sequential(config.sequential)
@@ -555,10 +580,11 @@ def run_study(
     audit = prep.audit
     n = len(values.root_ids)
     widths: tuple[float, float] | None = None
-    trace: TrackTrace | None = None
+    streamed, trace = trace, None
     trail = EvidenceTrail.empty(TRACKS)  # an invalid instrument enters no root
     valid = None if audit is None else audit.passed
     if valid is not False:
+        trace = _streamed(streamed, values)
         with refusals.at(
             ("sequential",),
             "the sequential trackers",
@@ -568,7 +594,7 @@ def run_study(
             },
         ):
             tracks = sequential.tracks(construct)
-            trace = TrackTrace(
+            trace = trace or TrackTrace(
                 tracks,
                 values.m_lo,
                 values.h_lo,

@@ -10,8 +10,11 @@
    count) -- is hashed; DIR's ledger holds one manifest
    (:class:`~verdictpack.evidence._live_folder.LiveFolder`). Budget, prices, concurrency, rate
    limits and timeouts are not in it: raising a budget or lowering a concurrency resumes it.
-3. The committed prefix in the ledger is replayed into the trackers; the live run goes on from
-   there (:func:`~verdictpack.evidence.live._runner.run_live`).
+3. The committed prefix in the ledger is replayed into the tracks
+   (:class:`~verdictpack.core._tracks.TrackStream`, the compiled kernel root by root); the live
+   run goes on from there (:func:`~verdictpack.evidence.live._runner.run_live`), each root
+   committed through the same tracks, and the result is built from the trace they streamed:
+   the verdict the run stopped on is the one it reports, and no track runs twice.
 4. The outputs -- every file of a study, from the canonical table of file and live judgments of
    the committed roots -- are written to ``DIR/report/`` (an ordinary output folder, replaced
    whole by each run); the ledger stays. ``report/provenance.json`` records the ledger's hash
@@ -39,7 +42,6 @@ import signal
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,14 +50,11 @@ import numpy as np
 from verdictpack._errors import OutputError, UsageError
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import ConfigSource, compile_construct
-from verdictpack.core._tracks import TrackRun
+from verdictpack.core._tracks import TrackStream
 from verdictpack.evidence._ledger import Ledger, LedgerError
 from verdictpack.evidence._live_folder import (
-    LEDGER_NAME,
-    LIVE_MARKER,
     REPORT_FOLDER,
     LiveFolder,
-    run_active,
 )
 from verdictpack.evidence._source import committed_evidence
 from verdictpack.evidence._table import RATER_KINDS
@@ -74,7 +73,7 @@ from verdictpack.kinds._study import (
 )
 from verdictpack.kinds._study_config import StudyConfig
 
-__all__ = ["is_live", "live_judges", "manifest", "run_live_study", "status_lines"]
+__all__ = ["is_live", "live_judges", "manifest", "run_live_study"]
 
 _MODEL, _HUMAN = RATER_KINDS.index("model"), RATER_KINDS.index("human")
 
@@ -216,6 +215,20 @@ def _scores(config: StudyConfig, prep: StudyPrepared) -> _Scores:
     return _Scores(file_lo, file_hi, lo, hi)
 
 
+def _supports(
+    total_cells: int, scores: _Scores, committed: Any
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The values M_i and H_i can take: M in half units of the root's cells, H those of the
+    human judgments in the files, and every value the ledger committed."""
+    m = [c[k] for c in committed for k in ("m_lo", "m_hi")]
+    h = [c[k] for c in committed for k in ("h_lo", "h_hi") if c[k] is not None]
+    files = np.concatenate([scores.h_lo, scores.h_hi])
+    return (
+        np.concatenate([np.arange(2 * total_cells + 1) / (2 * total_cells), np.asarray(m, float)]),
+        np.concatenate([files[~np.isnan(files)], np.asarray(h, float)]),
+    )
+
+
 def _check_committed(commits: Any, prep: StudyPrepared, scores: _Scores) -> None:
     """A committed root's evidence never changes: the commits must follow the registered order,
     and the human annotations in the files must still give each committed root the H_i bounds
@@ -271,10 +284,15 @@ def run_live_study(
         ledger = Ledger.open(folder.ledger, man, secrets=secrets)
         try:
             check_chain(ledger, anchor)
-            tracks = TrackRun(sequential.tracks(construct))
             committed = ledger.committed()
             scores = _scores(config, prep)
             _check_committed(committed, prep, scores)
+            total_cells = (len(config.panel.judges)) * 2 * config.panel.trials
+            tracks = TrackStream(
+                sequential.tracks(construct),
+                sequential.cap_roots,
+                *_supports(total_cells, scores, committed),
+            )
             for k, c in enumerate(committed):
                 h_c = None if c["h_lo"] is None else (c["h_lo"], c["h_hi"])
                 tracks.step(
@@ -283,7 +301,6 @@ def run_live_study(
                     at_cap=k + 1 == min(sequential.cap_roots, len(prep.order)),
                 )
             policy = prep.policy
-            total_cells = (len(config.panel.judges)) * 2 * config.panel.trials
             by_id = {s.id: s for s in prep.data.stimuli}
             roots = [by_id[r] for r in prep.order]
 
@@ -299,9 +316,9 @@ def run_live_study(
             hook = options.progress if options else None
             total = min(sequential.cap_roots, len(roots))
 
-            def tell(outcome: LiveOutcome, tracks: TrackRun) -> None:
+            def tell(outcome: LiveOutcome, tracks: TrackStream) -> None:
                 if hook is not None:  # the run's progress hook, e.g. the CLI's line
-                    lo, hi = tracks.registered.h_interval
+                    lo, hi = tracks.h_interval
                     cap = config.budget.judges
                     spend = f"spend {ledger.spend().total:.4g}" + (
                         "" if cap is None else f" of {cap:.4g}"
@@ -377,11 +394,7 @@ def run_live_study(
         finally:
             ledger.close()
         result = run_study(
-            config,
-            source,
-            options,
-            prep=prep,
-            live=live,
+            config, source, options, prep=prep, live=live, trace=tracks.trace(len(live.roots))
         )
     return result, outcome
 
@@ -480,105 +493,6 @@ def _refuse_empty_ledger(path: Path, *, begun: bool) -> None:
             "study was begun; refused: its evidence is gone (never started afresh over it). "
             "Restore the ledger from a backup, or start the study afresh in a new folder"
         )
-
-
-def status_lines(out: str | Path) -> list[str]:
-    """``verdictpack status DIR``: a few lines on a live study, read from its ledger only, and
-    whether a run holds the folder's lock now."""
-    folder = Path(out)
-    marker = folder / LIVE_MARKER
-    if not marker.is_file():
-        raise UsageError(
-            f"verdictpack status {out}: expected a live study's folder (no {LIVE_MARKER})"
-        )
-    anchor = recorded_chain(folder)
-    _refuse_empty_ledger(folder / LEDGER_NAME, begun=True)
-    active = run_active(folder)
-    ledger = Ledger.open_readonly(folder / LEDGER_NAME)
-    try:
-        check_chain(ledger, anchor)
-        commits = ledger.committed()
-        answers = len(ledger.answer_choices())
-        runs = _runs(ledger)
-        spend_committed, spend_pending, cancelled = ledger.spend()
-    finally:
-        ledger.close()
-    lines = [f"live study {folder}: {len(commits):,} roots committed, {answers:,} answers"]
-    if commits:
-        state = json.loads(commits[-1]["state"])
-        lo, hi = state["h_interval"]
-        lines.append(f"  registered track: {state['registered']}; h-interval [{lo:.4f}, {hi:.4f}]")
-    cap = runs[-1]["start"].get("budget_judges") if runs else None
-    spent = spend_committed + spend_pending
-    lines.append(
-        f"  spend: {spent:.6g} on judges"
-        + ("" if cap is None else f" of a cap of {cap:.6g}")
-        + (f"; {cancelled:.6g} estimated for cancelled calls" if cancelled else "")
-    )
-    # the lock held, the last run not ended and heard from lately (a heartbeat a second): that
-    # run is running; else a run is starting (the last one ended, or was killed)
-    now = time.time()
-    last = runs[-1] if runs else {"end": {}}
-    running = active and last["end"] is None and now - (last["last"] or 0) < _STALE_SECONDS
-    pid = last["start"].get("pid") if running else None
-    lines.append(
-        ("  a run is active now" + ("" if pid is None else f" (process {pid})"))
-        if active
-        else "  no run is active now"
-    )
-    shown = runs[-_RUNS_SHOWN:]
-    if len(runs) > len(shown):
-        lines.append(f"  {len(runs):,} runs; the last {len(shown)}:")
-    for k, run in enumerate(shown, len(runs) - len(shown) + 1):
-        lines.append(f"  run {k}" + _run_text(run, running and k == len(runs), now))
-    return lines
-
-
-_RUNS_SHOWN = 5
-_STALE_SECONDS = 15.0  # a running run's last record is never older (a heartbeat each second)
-
-
-def _runs(ledger: Ledger) -> list[dict[str, Any]]:
-    """Each run's start and end events (end None: killed, or running), the time of its last
-    record, and its calls sent and answered: the sent records between its start and the next."""
-    runs: list[dict[str, Any]] = []
-    for e in ledger.events():
-        if e.kind == "run_start":
-            runs.append({"start": e.data, "end": None, "last": e.data.get("t")})
-        elif runs and e.kind in ("run_progress", "run_end"):
-            runs[-1]["last"] = e.data.get("t", runs[-1]["last"])
-            if e.kind == "run_end":
-                runs[-1]["end"] = e.data
-    bounds = [r["start"].get("sent_before") for r in runs] + [1 << 62]
-    for run, lo, hi in zip(runs, bounds, bounds[1:], strict=False):
-        if lo is not None and hi is not None:  # else a run of an earlier version: its end says
-            _, run["sent"], run["answered"] = ledger.sent_tally(lo, hi)
-    return runs
-
-
-def _run_text(run: dict[str, Any], active: bool, now: float) -> str:
-    """One run: when it started, how long it ran (a killed run: to its last record), what it
-    sent and received, how it stopped."""
-    start, end = run["start"], run["end"] or {}
-    t0 = start.get("t")
-    secs = end.get("seconds") if t0 is None else max((now if active else run["last"]) - t0, 0)
-    sent, answered = run.get("sent", end.get("sent")), run.get("answered")
-    text = "" if t0 is None else datetime.fromtimestamp(t0, UTC).strftime(", started %F %T UTC")
-    if active:
-        text += ": running now, for"
-    elif run["end"] is None:
-        text += ": killed (no end recorded), to its last record"
-    else:
-        text += f": stopped on {end['stop']} after"
-    text += " ?" if secs is None else f" {secs:.1f} s"
-    if sent is not None:
-        rate = f" ({sent / secs:.1f}/s)" if secs and sent else ""
-        text += f"; {sent:,} calls sent{rate}"
-    if answered is not None:
-        text += f", {answered:,} answers received"
-    if "cached" in end:
-        text += f", {end['cached']:,} answers from the ledger"
-    return text
 
 
 # ----------------------------------------------------------------------------------------------

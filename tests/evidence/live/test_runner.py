@@ -10,8 +10,10 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
+
 from verdictpack.core._mixture import MixtureSpec
-from verdictpack.core._tracks import TrackRun, TrackSettings
+from verdictpack.core._tracks import TrackSettings, TrackStream
 from verdictpack.evidence._ledger import Ledger, canonical_json
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
@@ -69,7 +71,8 @@ def _run(judges: list[LiveJudge], roots: list[Stimulus], folder: Path) -> list[H
     transport = MockTransport(_answer)
     ledger = Ledger.open(folder, MANIFEST)
     try:
-        tracks = TrackRun(TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS))
+        settings = TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS)
+        tracks = TrackStream(settings, len(roots), np.array([]), np.array([]))
         outcome = asyncio.run(
             run_live(
                 roots, judges, 2, ledger, transport, tracks, _value, lambda i: None, cap=len(roots)

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verdictpack._errors import VerdictpackError
-from verdictpack.core._tracks import TrackRun
+from verdictpack.core._tracks import TrackStream
 from verdictpack.evidence._ledger import Ledger, canonical_json
 from verdictpack.evidence.live._extract import (
     canonical_choice,
@@ -358,7 +358,7 @@ async def run_live(
     trials: int,
     ledger: Ledger,
     transport: Transport,
-    tracks: TrackRun,
+    tracks: TrackStream,
     root_value: Callable[
         [int, Mapping[tuple[str, str, int], tuple[str, float | None]]], tuple[float, float]
     ],
@@ -369,7 +369,7 @@ async def run_live(
     spent_before: float = 0.0,
     retry: RetryPolicy | None = None,  # overrides every judge's own policy (tests)
     seed: int = 0,
-    progress: Callable[[LiveOutcome, TrackRun], None] | None = None,
+    progress: Callable[[LiveOutcome, TrackStream], None] | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     heartbeat: float = 1.0,
 ) -> LiveOutcome:
@@ -572,7 +572,7 @@ async def run_live(
             m = root_value(i, answered)
             h = human_value(i)
             tracks.step(m, h, at_cap=i + 1 == n)
-            lo, hi = tracks.registered.h_interval
+            lo, hi = tracks.h_interval
             state = {"registered": tracks.state_labels()["registered"], "h_interval": [lo, hi]}
             ledger.commit_root(i + 1, roots[i].id, m, h, _json_bytes(state).decode("utf-8"))
             outcome.committed = i + 1
@@ -671,7 +671,7 @@ async def run_live(
             wake.clear()
             await wake.wait()
         if tracks.stopped:
-            reached = tracks.verdicts["registered"].verdict
+            reached = tracks.verdicts["registered"]
             outcome.stop = "cap" if reached == "INCONCLUSIVE" else "verdict"
         elif failure:
             outcome.stop = "failed"
