@@ -25,7 +25,7 @@ over two tails and two streams); the h-interval's provable error per side is 2a.
 a temporary folder (or ``--study-out`` names a folder such a run wrote) and its evidence trail
 (evidence.jsonl: M_i, H_i and their bounds per root, in the registered order) is fed to the
 trackers as the study feeds them (an unknown answer bounded both ways:
-:class:`~verdictpack.core._tracks.BoundedHTracker`); the fixed-n interval takes the point values
+:class:`~verdictpack.core._tracks.TrackTrace`); the fixed-n interval takes the point values
 M_i, H_i. (b) Simulated studies shaped like real judge data: per root a latent z_i ~ N(0, 1),
 a rate p_i = logistic(μ_M + 1.2·z_i) shared by 5 judges × 2 orders × 5 trials (M_i = their mean:
 between-root s.d. of p_i about 0.24, as in the example's data), one human answering
@@ -60,7 +60,7 @@ from scipy import stats
 from verdictpack._rng import stream
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import BatchHTracker
-from verdictpack.core._tracks import BoundedHTracker, Value
+from verdictpack.core._tracks import TrackSettings, TrackTrace, Value
 
 BETS = ("grid", "plugin", "blend", "horizon")
 CONSTRUCTIONS = ("corners", "hybrid")
@@ -147,6 +147,31 @@ def value(r: dict[str, float | None], s: str, point: bool) -> Value | None:
     return lo if lo == hi else (lo, hi)
 
 
+def _final_interval(
+    trail: list[dict[str, float | None]], point: bool, con: str, a: float, bets: str
+) -> tuple[float, float]:
+    """The registered track's h-interval after the trail's last root, fed as the study feeds
+    it (TrackTrace: bounded values as two kernels)."""
+    ends = {}
+    for s in ("M", "H"):
+        pairs = [value(r, s, point) for r in trail]
+        lo = [np.nan if v is None else (v[0] if isinstance(v, tuple) else v) for v in pairs]
+        hi = [np.nan if v is None else (v[1] if isinstance(v, tuple) else v) for v in pairs]
+        ends[s] = (np.array(lo, np.float64), np.array(hi, np.float64))
+    other = "corners" if con == "hybrid" else "hybrid"
+    claims = dict.fromkeys(("registered", "extension", "comparison"), "")
+    settings = TrackSettings(con, other, a, MixtureSpec(), 0.3, 0.3, claims, bets, EXAMPLE_CAP)
+    trace = TrackTrace(
+        settings,
+        ends["M"][0],
+        ends["H"][0],
+        EXAMPLE_CAP,
+        m_upper=ends["M"][1],
+        h_upper=ends["H"][1],
+    )
+    return float(trace.h_lo["registered"][-1]), float(trace.h_hi["registered"][-1])
+
+
 def example_rows() -> tuple[int, list[dict[str, object]]]:
     """Per a, construction and values (bounded as the study runs, or the point values): the
     example's final h-interval width over the fixed-n width from its point values."""
@@ -164,10 +189,7 @@ def example_rows() -> tuple[int, list[dict[str, object]]]:
                 row["C"] = float(c_arr[0])
                 row["values"] = "point values" if point else "bounded, as run"
                 for bets in BETS:
-                    tr = BoundedHTracker(con, a, MixtureSpec(), 0.3, bets, EXAMPLE_CAP)
-                    for r in trail:
-                        tr.update(value(r, "M", point), value(r, "H", point))
-                    lo, hi = tr.h_interval
+                    lo, hi = _final_interval(trail, point, con, a, bets)
                     row[bets] = (hi - lo) / t_width
                     if (bets, con, a, point) == ("grid", "hybrid", 0.0025, False):
                         gap = max(abs(lo - registered[0]), abs(hi - registered[1]))

@@ -17,7 +17,7 @@ each the median of ``--repeats`` runs, interleaved so both variants see the same
 * **live path**: :func:`verdictpack.evidence.live._runner.run_live` over
   :class:`HttpxTransport` with a fresh ledger in a temporary folder (``--dir``: put it on the
   disk study folders live on, fsync costs what it costs there), the three tracks of
-  :class:`TrackRun`, the judge's concurrency ``c``, no humans (the tracks never stop before the
+  :class:`TrackStream`, the judge's concurrency ``c``, no humans (the tracks never stop before the
   cap, so every root is asked and committed).
 
 Settings: concurrency 1, 8 and 32 (and ``--also`` others) with no server latency, the
@@ -33,7 +33,7 @@ Resume: a ledger of ``--resume-roots`` roots (default 12,500) x 4 judges x 2 ord
 answers, written directly with the Ledger API (batches of roots) under the keys ``build_cells``
 gives, every root committed but the last 10. Timed on a fresh copy each repeat: the whole resume
 path of a live study -- ``Ledger.open``, ``committed()``, the replay of the committed prefix into
-a ``TrackRun`` (as kinds/_study_live.py does), then ``run_live`` (``build_cells`` keys,
+a ``TrackStream`` (as kinds/_study_live.py does), then ``run_live`` (``build_cells`` keys,
 ``answers_by_key``, the 10 roots committed from the ledger's answers, no request sent); the
 acceptance asks for at most 5 s.
 
@@ -56,6 +56,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "evidence" / "live"))
@@ -63,7 +64,7 @@ from common import machine, report
 from oai_server import ServerConfig, Sheet, serve
 
 from verdictpack.core._mixture import MixtureSpec
-from verdictpack.core._tracks import TrackRun, TrackSettings
+from verdictpack.core._tracks import TrackSettings, TrackStream
 from verdictpack.evidence._ledger import LEDGER_FILENAME, Ledger, canonical_json
 from verdictpack.evidence.live._prices import Price
 from verdictpack.evidence.live._profiles import Sampling
@@ -120,8 +121,9 @@ def make_judge(name: str, base_url: str, concurrency: int) -> LiveJudge:
     )
 
 
-def make_tracks() -> TrackRun:
-    return TrackRun(TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS))
+def make_tracks() -> TrackStream:
+    settings = TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS)
+    return TrackStream(settings, 1 << 30, np.array([]), np.array([]))
 
 
 def root_value(i: int, cells: Mapping[tuple[str, str, int], tuple[str, float | None]]) -> float:
@@ -378,7 +380,8 @@ def resume_once(path: Path, roots: list[Stimulus], judges: list[LiveJudge]) -> d
         for k, c in enumerate(committed):
             if c["root_id"] != roots[k].id:
                 raise SystemExit("commits out of the registered order")
-            tracks.step(c["m"], c["h"], at_cap=k + 1 == n)
+            h = None if c["h_lo"] is None else (c["h_lo"], c["h_hi"])
+            tracks.step((c["m_lo"], c["m_hi"]), h, at_cap=k + 1 == n)
         times["replay"] = time.perf_counter() - t
         t = time.perf_counter()
         outcome = asyncio.run(

@@ -1,7 +1,7 @@
-"""A live study's tracks root by root (TrackStream) against the study's compiled trace of the
-same roots (TrackTrace) and the scalar trackers a live study stepped before (TrackRun), with
-the values on the supports given up front (an observation that is a choice) and with a new
-value almost every root (a probability: the supports widened as values come).
+"""The engine's and a live study's tracks root by root (TrackStream) against a study's compiled
+trace of the same roots (TrackTrace), with the values on the supports given up front (an
+observation that is a choice) and with a new value almost every root (a probability: the
+supports widened as values come).
 
     python benchmarks/bench_track_stream.py [--roots 1000] [--repeats 3]
 """
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, report, time_call
 
 from verdictpack.core._mixture import MixtureSpec
-from verdictpack.core._tracks import TrackRun, TrackSettings, TrackStream, TrackTrace
+from verdictpack.core._tracks import TrackSettings, TrackStream, TrackTrace
 
 CLAIMS = {"registered": "a", "extension": "b", "comparison": "c"}
 CELLS = 20  # 5 judges x 2 orders x 2 trials
@@ -56,16 +56,10 @@ def main() -> None:
                     s.step(float(m[i]), None if np.isnan(h[i]) else float(h[i]))
                 s.trace()
 
-            def scalar(m: np.ndarray = m, h: np.ndarray = h, st: Any = settings) -> None:
-                run = TrackRun(st)
-                for i in range(m.size):
-                    run.step(float(m[i]), None if np.isnan(h[i]) else float(h[i]))
-
             def trace(m: np.ndarray = m, h: np.ndarray = h, st: Any = settings) -> None:
                 TrackTrace(st, m, h, a.roots)
 
-            report(f"TrackStream (live now), {what}", time_call(stream, a.repeats))
-            report(f"TrackRun (live before), {what}", time_call(scalar, a.repeats))
+            report(f"TrackStream (engine, live), {what}", time_call(stream, a.repeats))
             report(f"TrackTrace (files), {what}", time_call(trace, a.repeats))
 
 

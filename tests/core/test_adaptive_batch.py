@@ -1,5 +1,5 @@
 """The plug-in and blend bets behind the trackers (verdictpack.core._adaptive_batch and the
-``bets`` of HTracker / BatchHTracker / TrackRun / TrackTrace): the batch numpy engine gives the
+``bets`` of HTracker / BatchHTracker / TrackTrace): the batch numpy engine gives the
 scalar classes' bounds replicate by replicate, every batch path (update, run, trace,
 spread_first) agrees with the others, and the verdicts keep their error bound at the boundary
 null h = threshold."""
@@ -14,9 +14,10 @@ import pytest
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
 from verdictpack.core._adaptive import BlendCS, PlugInCS, make_cs
+from verdictpack.core._hinterval import corners_h_interval, hybrid_h_interval
 from verdictpack.core._mixture import MixtureCS, MixtureSpec
 from verdictpack.core._tracker import BatchHTracker, HTracker
-from verdictpack.core._tracks import TrackRun, TrackSettings, TrackTrace
+from verdictpack.core._tracks import TrackSettings, TrackTrace
 
 MS = np.arange(9) / 8  # M: the mean of 8 cells
 HS = np.arange(3) / 2  # H: the mean of 2 human judgments
@@ -128,9 +129,10 @@ def test_run_trace_and_spread_first_agree_with_root_by_root_updates(bets: str) -
 
 
 @pytest.mark.parametrize("bets", ["plugin", "blend", "horizon"])
-def test_the_traced_tracks_are_the_streamed_tracks(bets: str) -> None:
-    """TrackTrace (the batch engine's trace, a study's path) and TrackRun (the scalar trackers,
-    the live and engine paths) give the same tracks with the same bets, bounded values too."""
+def test_the_traced_tracks_are_the_scalar_trackers(bets: str) -> None:
+    """TrackTrace (the compiled kernel: every kind's tracks) and the scalar trackers (HTracker
+    pairs fed the lower and the upper values) give the same tracks with the same bets,
+    bounded values too."""
     rng = stream(3, "tests/adaptive_batch/tracks")
     n = 120
     m = rng.binomial(8, 0.7, n) / 8
@@ -138,16 +140,33 @@ def test_the_traced_tracks_are_the_streamed_tracks(bets: str) -> None:
     m_up = np.where(rng.random(n) < 0.1, np.minimum(m + 0.25, 1.0), m)
     settings = TrackSettings("hybrid", "corners", 0.05, MixtureSpec(), 0.3, 0.2, CLAIMS, bets, HZ)
     trace = TrackTrace(settings, m, h, cap=n, m_upper=m_up)
-    run = TrackRun(settings)
-    for i in range(n):
-        hv = None if math.isnan(h[i]) else float(h[i])
-        mv = float(m[i]) if m_up[i] == m[i] else (float(m[i]), float(m_up[i]))
-        run.step(mv, hv)
-    now = run.now("x")
+    tracks = {
+        "registered": ("hybrid", 0.3),
+        "extension": ("hybrid", 0.2),
+        "comparison": ("corners", 0.3),
+    }
     for name, tracked in trace.over_all("x").items():
-        assert tracked.h_interval is not None and now[name].h_interval is not None
-        assert np.allclose(tracked.h_interval, now[name].h_interval, rtol=0, atol=1e-11)
-        assert np.allclose(tracked.model_bounds, now[name].model_bounds, rtol=0, atol=TOL)
+        con, thr = tracks[name]
+        low, high = (HTracker(con, 0.05, MixtureSpec(), thr, bets=bets, horizon=HZ) for _ in "lh")
+        for i in range(n):
+            hv = None if math.isnan(h[i]) else float(h[i])
+            low.update(float(m[i]), hv)
+            high.update(float(m_up[i]), hv)
+        ends = (
+            low.model_bounds[0],
+            high.model_bounds[1],
+            high.human_bounds[0],
+            low.human_bounds[1],
+        )
+        if con == "hybrid":
+            d = (low.diff_bounds[0], high.diff_bounds[1])  # type: ignore[index]
+            lo, hi, _ = hybrid_h_interval(*ends, *d)
+        else:
+            lo, hi, _ = corners_h_interval(*ends)
+        assert tracked.h_interval is not None and tracked.model_bounds is not None
+        assert np.allclose(tracked.h_interval, (float(lo), float(hi)), rtol=0, atol=1e-11)
+        assert np.allclose(tracked.model_bounds, ends[:2], rtol=0, atol=TOL)
+        assert np.allclose(tracked.human_bounds, ends[2:], rtol=0, atol=TOL)
 
 
 def _false_effects(bets: str, construction: str, r: int, t: int) -> tuple[float, float]:

@@ -1,4 +1,6 @@
-"""The three tracks of a sequential run (verdictpack.core._tracks.TrackRun)."""
+"""The three tracks of a sequential run fed one root at a time (verdictpack.core._tracks.
+TrackStream, the engine's and the live study's path): each track is the scalar HTracker to the
+last bits, frozen at its first verdict, the registered one INCONCLUSIVE at the cap."""
 
 from __future__ import annotations
 
@@ -9,14 +11,16 @@ from verdictpack._rng import stream
 from verdictpack.core._hinterval import classify
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import HTracker
-from verdictpack.core._tracks import TRACKS, TrackRun, TrackSettings, track_state
+from verdictpack.core._tracks import TRACKS, TrackSettings, TrackStream
 
 SPEC = MixtureSpec()
 CLAIMS = {"registered": "claim at 0.3", "extension": "claim at 0.2", "comparison": "claim 0.3"}
+TOL = 1e-12  # the compiled kernel against the scalar trackers (they agree to about 1e-15)
 
 
-def _run(construction: str = "hybrid", other: str = "corners", alpha: float = 0.05) -> TrackRun:
-    return TrackRun(TrackSettings(construction, other, alpha, SPEC, 0.3, 0.2, CLAIMS))
+def _run(construction: str = "hybrid", other: str = "corners", alpha: float = 0.05) -> TrackStream:
+    settings = TrackSettings(construction, other, alpha, SPEC, 0.3, 0.2, CLAIMS)
+    return TrackStream(settings, 10_000, np.arange(9) / 8, np.arange(3) / 2)
 
 
 def _stream(
@@ -31,7 +35,7 @@ def _stream(
 
 
 @pytest.mark.parametrize(("construction", "other"), [("hybrid", "corners"), ("corners", "hybrid")])
-def test_trackers_equal_direct_updates_and_freeze_at_first_verdict(
+def test_tracks_equal_the_scalar_trackers_and_freeze_at_first_verdict(
     construction: str, other: str
 ) -> None:
     values = _stream(400, 0.85, 0.3)
@@ -41,32 +45,35 @@ def test_trackers_equal_direct_updates_and_freeze_at_first_verdict(
         "extension": HTracker(construction, 0.05, SPEC, 0.2),
         "comparison": HTracker(other, 0.05, SPEC, 0.3),
     }
-    first: dict[str, tuple[int, str, tuple[float, float]]] = {}
+    first: dict[str, tuple[int, str]] = {}
     for k, (m, h) in enumerate(values, start=1):
         run.step(m, h)
         for name, t in direct.items():
             t.update(m, h)
-            assert run.trackers[name].h_interval == t.h_interval
-            assert run.trackers[name].model_bounds == t.model_bounds
+            assert run.interval(name) == pytest.approx(t.h_interval, abs=TOL)
+            assert run.bounds(name)["model"] == pytest.approx(t.model_bounds, abs=TOL)
+            assert run.bounds(name)["human"] == pytest.approx(t.human_bounds, abs=TOL)
             v = classify(*t.h_interval, t.threshold)
             if name not in first and v is not None:
-                first[name] = (k, v.value, t.h_interval)
+                first[name] = (k, v.value)
     assert run.roots == 400
     assert set(first) == set(TRACKS)  # a strong effect: every track decides
-    for name, (k, verdict, iv) in first.items():
-        frozen = run.verdicts[name]
-        assert (frozen.roots_at_verdict, frozen.verdict, frozen.h_interval) == (k, verdict, iv)
-        assert frozen.claim == CLAIMS[name]
-        assert frozen.construction == run.trackers[name].construction
-        assert frozen.error_per_side == run.trackers[name].error_per_side
-    reg = run.verdicts["registered"]
-    assert reg.verdict == "EFFECT_SUPPORTED"
-    # the trackers read on after the freeze; the frozen state does not move
-    assert reg.roots_at_verdict < 400  # type: ignore[operator]
-    assert run.registered.h_interval != reg.h_interval
-    assert run.results("X")["registered"] == reg
+    trace = run.trace()
+    frozen = trace.over_all("X")
+    at_stop = trace.at_stop("X")
+    for name, (k, verdict) in first.items():
+        assert run.verdicts[name] == verdict
+        assert (frozen[name].roots_at_verdict, frozen[name].verdict) == (k, verdict)
+        assert frozen[name].claim == CLAIMS[name]
+        assert frozen[name].error_per_side == direct[name].error_per_side
+        if name == "registered":  # frozen at its verdict: the interval there
+            assert at_stop[name].h_interval == (trace.h_lo[name][k - 1], trace.h_hi[name][k - 1])
+    reg = at_stop["registered"]
+    assert reg.verdict == "EFFECT_SUPPORTED" and reg.roots_at_verdict < 400  # type: ignore[operator]
+    # the tracks read on after the freeze; the frozen state does not move
+    assert run.interval("registered") != reg.h_interval
     # the weaker extension threshold decides no later than the registered one
-    assert run.verdicts["extension"].roots_at_verdict <= reg.roots_at_verdict  # type: ignore[operator]
+    assert frozen["extension"].roots_at_verdict <= reg.roots_at_verdict  # type: ignore[operator]
 
 
 def test_stopped_and_state_labels() -> None:
@@ -80,53 +87,52 @@ def test_stopped_and_state_labels() -> None:
         if run.stopped:
             break
     assert run.state_labels()["registered"] == "EFFECT_SUPPORTED"
-    assert run.roots == run.verdicts["registered"].roots_at_verdict
+    assert run.roots == run.trace().at_stop("X")["registered"].roots_at_verdict
 
 
 def test_at_cap_decides_the_registered_track_only() -> None:
-    run = _run()
+    settings = TrackSettings("hybrid", "corners", 0.05, SPEC, 0.3, 0.2, CLAIMS)
+    run = TrackStream(settings, 5, np.arange(9) / 8, np.arange(3) / 2)
     values = _stream(5, 0.6, 0.5)
     for k, (m, h) in enumerate(values):
         run.step(m, h, at_cap=k == len(values) - 1)
-    assert set(run.verdicts) == {"registered"}
-    reg = run.verdicts["registered"]
-    assert (reg.verdict, reg.roots_at_verdict) == ("INCONCLUSIVE", 5)
-    res = run.results("NO_VERDICT")
+    assert dict(run.verdicts) == {"registered": "INCONCLUSIVE"}
+    res = run.trace().at_stop("NO_VERDICT")
     assert list(res) == list(TRACKS)
+    assert (res["registered"].verdict, res["registered"].roots_at_verdict) == ("INCONCLUSIVE", 5)
     assert res["extension"].verdict == res["comparison"].verdict == "NO_VERDICT"
     assert res["extension"].roots_at_verdict is None
-    assert res["extension"].h_interval == run.trackers["extension"].h_interval
+    assert res["extension"].h_interval == run.interval("extension")
 
 
-def test_now_reports_every_track_as_it_stands() -> None:
+def test_over_all_reports_every_track_as_it_stands() -> None:
     run = _run()
-    for m, h in _stream(300, 0.85, 0.3):
+    for m, h in _stream(300, 0.55, 0.5):
         run.step(m, h)
-    now = run.now("over all data")
-    assert {t.verdict for t in now.values()} == {"over all data"}
+    now = run.trace().over_all("over all data")
     for name, t in now.items():
-        assert t.h_interval == run.trackers[name].h_interval
-        assert t.roots_at_verdict is None
+        assert t.h_interval == run.interval(name)
+        assert t.verdict == run.state_labels()[name].replace("CONTINUE", "over all data")
 
 
-def test_track_state_before_any_root() -> None:
-    t = HTracker("hybrid", 0.05, SPEC, 0.3)
-    s = track_state(t, "CONTINUE", None, "registered", "c")
-    assert s.h_interval is s.model_bounds is s.human_bounds is s.diff_bounds is None
-    assert s.error_per_side == t.error_per_side == pytest.approx(0.1)
+def test_no_root_no_interval() -> None:
+    out = _run().trace().over_all("INSTRUMENT_INVALID")
+    for t in out.values():
+        assert t.h_interval is t.model_bounds is t.human_bounds is t.diff_bounds is None
+        assert t.verdict == "INSTRUMENT_INVALID"
+    assert out["registered"].error_per_side == HTracker("hybrid", 0.05, SPEC, 0.3).error_per_side
 
 
 def test_model_only_roots_feed_no_human_stream() -> None:
     run = _run()
-    for m in np.linspace(0.2, 0.9, 30).tolist():
+    for m in (np.arange(30) % 9 / 8).tolist():
         run.step(m, None)
-    low = run.registered.lower_tracker
-    assert (low.model.t, low.human.t) == (30, 0) and not run.registered.split
-    assert run.registered.human_bounds == (0.0, 1.0)
-    assert run.registered.model_bounds != (0.0, 1.0)
+    assert run.bounds("registered")["human"] == (0.0, 1.0)
+    assert run.bounds("registered")["model"] != (0.0, 1.0)
     assert run.state_labels()["registered"] == "CONTINUE"
 
 
 def test_claims_must_name_every_track() -> None:
+    settings = TrackSettings("hybrid", "corners", 0.05, SPEC, 0.3, 0.2, {"registered": "c"})
     with pytest.raises(KeyError):
-        TrackRun(TrackSettings("hybrid", "corners", 0.05, SPEC, 0.3, 0.2, {"registered": "c"}))
+        TrackStream(settings, 10, np.arange(9) / 8, np.arange(3) / 2)

@@ -1,19 +1,21 @@
 """The three tracks of a sequential run, fed one root at a time, frozen at their verdicts.
 
-Every sequential kind reads the same evidence through three :class:`HTracker`\\ s: the
+Every sequential kind reads the same evidence through three tracks, each an h-tracker of the
+compiled kernel (:class:`~verdictpack.core._tracker.BatchHTracker`, one replicate): the
 *registered* track (the registered construction at the governing threshold: its verdict stops
 the run), the *extension* track (the same construction at the weaker extension minimum) and the
-*comparison* track (the other construction at the governing threshold). :class:`TrackRun` feeds
-them (M_i, H_i) pairs in the registered order and freezes each track's state -- verdict, root,
-interval and bounds -- the first time it reaches a verdict; it never decides when to stop, which
-stays with the caller (the engine stops at the registered verdict; a study on real data also
-reads on to the end of the data it already holds, for the interval over all of it).
+*comparison* track (the other construction at the governing threshold). Each track's verdict is
+the first one its interval reaches (frozen there, with its root, interval and bounds); the
+tracks never decide when to stop, which stays with the caller (the engine and a live study stop
+at the registered verdict; a study on real data also reads on to the end of the data it already
+holds, for the interval over all of it).
 
-Three forms, one set of rules: :class:`TrackRun` (scalar trackers, one Python update per root:
-the engine, which judges a stimulus only when it needs one), :class:`TrackTrace` (the compiled
-kernel's trajectories over data in hand: a study's files) and :class:`TrackStream` (the compiled
-kernel root by root, handing over the :class:`TrackTrace` of what it was fed: a live study,
-which decides when to stop on the numbers its result reports).
+Two forms, one set of numbers: :class:`TrackTrace` (the trajectories over data in hand, one
+compiled pass per track: a study's files) and :class:`TrackStream` (the same kernel root by
+root, handing over the :class:`TrackTrace` of what it was fed: the engine, which judges a
+stimulus only when it needs one, and a live study; each decides when to stop on the numbers its
+result reports). The scalar :class:`~verdictpack.core._tracker.HTracker` gives the same numbers
+to about 1e-15 (the tests hold them together); it is the public, one-root-at-a-time interface.
 
 **Bounded values.** A root's M_i and H_i may be intervals [lo, hi] (an unknown answer bounded
 both ways, :mod:`verdictpack.evidence._assemble`). Each tracker then runs as two: one fed
@@ -23,12 +25,11 @@ e-processes are monotone in the observations (each factor 1 ± λ(x − m) moves
 each end so computed lies beyond the end that the full, valid answers would have given: every
 end keeps its level whatever the unknowns were, and the h-interval composed from the ends (the
 corners or the hybrid polygon) keeps the error per side. With no interval value the two
-trackers coincide and a single one runs (:class:`BoundedHTracker` splits at the first interval).
+trackers coincide and the first one's interval is the track's.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,26 +41,21 @@ from numpy.typing import NDArray
 from verdictpack._errors import InputError
 from verdictpack.core._hinterval import (
     VERDICT_CODES,
-    _corners_py,
-    _hybrid_py,
     classify,
     classify_codes,
     corners_h_interval,
     hybrid_h_interval,
 )
 from verdictpack.core._mixture import MixtureSpec
-from verdictpack.core._tracker import BatchHTracker, HTracker, ScalarCS
+from verdictpack.core._tracker import BatchHTracker
 
 __all__ = [
     "TRACKS",
-    "BoundedHTracker",
     "TrackResult",
-    "TrackRun",
     "TrackSettings",
     "TrackStream",
     "TrackTrace",
     "Value",
-    "track_state",
 ]
 
 Value = float | tuple[float, float]
@@ -109,206 +105,6 @@ def _pair(v: Value) -> tuple[float, float]:
     if isinstance(v, tuple):
         return float(v[0]), float(v[1])
     return float(v), float(v)
-
-
-class BoundedHTracker:
-    """An :class:`HTracker` over bounded values (module docstring): one tracker while every
-    value is a number, two from the first interval on (a copy of the first at that moment)."""
-
-    def __init__(
-        self,
-        construction: str,
-        alpha: float,
-        spec: MixtureSpec,
-        threshold: float,
-        bets: str = "grid",
-        horizon: int | None = None,
-    ):
-        self._a = HTracker(construction, alpha, spec, threshold, bets=bets, horizon=horizon)
-        self._b: HTracker | None = None
-        self._h = (-math.pi, math.pi)
-        self._empty = False
-
-    @property
-    def construction(self) -> str:
-        return self._a.construction
-
-    @property
-    def threshold(self) -> float:
-        return self._a.threshold
-
-    @property
-    def error_per_side(self) -> float:
-        return self._a.error_per_side
-
-    @property
-    def stream_alphas(self) -> dict[str, float]:
-        return self._a.stream_alphas
-
-    @property
-    def n_roots(self) -> int:
-        return self._a.n_roots
-
-    @property
-    def split(self) -> bool:
-        """True once some value was an interval (two trackers run)."""
-        return self._b is not None
-
-    @property
-    def lower_tracker(self) -> HTracker:
-        """The tracker fed (M_lo, H_hi): the model stream itself while nothing is bounded."""
-        return self._a
-
-    @property
-    def model(self) -> ScalarCS:
-        """The model stream fed the lower values (all of it while nothing is bounded): its
-        ``log_e_upper`` is the evidence above a mean that holds whatever the unknowns were."""
-        return self._a.model
-
-    @property
-    def model_bounds(self) -> tuple[float, float]:
-        b = self._b or self._a
-        return self._a.model_bounds[0], b.model_bounds[1]
-
-    @property
-    def human_bounds(self) -> tuple[float, float]:
-        b = self._b or self._a
-        return b.human_bounds[0], self._a.human_bounds[1]
-
-    @property
-    def diff_bounds(self) -> tuple[float, float] | None:
-        lo, hi = self._a.diff_bounds, (self._b or self._a).diff_bounds
-        return None if lo is None or hi is None else (lo[0], hi[1])
-
-    @property
-    def h_interval(self) -> tuple[float, float]:
-        return self._a.h_interval if self._b is None else self._h
-
-    def update(self, m: Value, h: Value | None = None) -> None:
-        """Consume one root: M_i and (when the root has one) H_i, each a number or bounds."""
-        m_lo, m_hi = _pair(m)
-        hp = None if h is None else _pair(h)
-        b = self._b
-        if b is None:
-            if m_lo == m_hi and (hp is None or hp[0] == hp[1]):
-                self._a.update(m_lo, None if hp is None else hp[0])
-                return
-            b = self._b = copy.deepcopy(self._a)
-            self._h = self._a.h_interval
-        self._a.update(m_lo, None if hp is None else hp[1])
-        b.update(m_hi, None if hp is None else hp[0])
-        if self._empty:
-            return
-        lm, um = self.model_bounds
-        lh, uh = self.human_bounds
-        d = self.diff_bounds
-        if d is None:
-            lo, hi, empty = _corners_py(lm, um, lh, uh)
-        else:
-            lo, hi, empty = _hybrid_py(lm, um, lh, uh, d[0], d[1])
-        if empty:
-            self._empty = True
-        else:
-            self._h = (lo, hi)
-
-
-def track_state(
-    tracker: HTracker | BoundedHTracker, verdict: str, root: int | None, track: str, claim: str
-) -> TrackResult:
-    """A track's verdict with the interval and bounds as they stand now."""
-    has = tracker.n_roots > 0
-    return TrackResult(
-        track=track,
-        construction=tracker.construction,
-        threshold_h=tracker.threshold,
-        claim=claim,
-        verdict=verdict,
-        roots_at_verdict=root,
-        h_interval=tracker.h_interval if has else None,
-        model_bounds=tracker.model_bounds if has else None,
-        human_bounds=tracker.human_bounds if has else None,
-        diff_bounds=tracker.diff_bounds if has else None,
-        error_per_side=tracker.error_per_side,
-    )
-
-
-class TrackRun:
-    """The registered, extension and comparison trackers over one stream of roots.
-
-    ``construction`` is the registered construction and ``other`` the comparison one; every
-    tracker runs at the per-tail level ``alpha`` with the bet grid ``spec`` (all
-    :class:`TrackSettings`). :meth:`step` consumes one root; ``at_cap`` marks the root at which
-    the registered track must decide (INCONCLUSIVE when it cannot).
-    """
-
-    def __init__(self, settings: TrackSettings) -> None:
-        s = settings
-        self.trackers: dict[str, BoundedHTracker] = {
-            "registered": BoundedHTracker(
-                s.construction, s.alpha, s.spec, s.threshold_h, s.bets, s.horizon
-            ),
-            "extension": BoundedHTracker(
-                s.construction, s.alpha, s.spec, s.extension_h, s.bets, s.horizon
-            ),
-            "comparison": BoundedHTracker(
-                s.other, s.alpha, s.spec, s.threshold_h, s.bets, s.horizon
-            ),
-        }
-        self.claims = MappingProxyType({t: s.claims[t] for t in TRACKS})
-        self._verdicts: dict[str, TrackResult] = {}
-        self.roots = 0
-
-    @property
-    def registered(self) -> BoundedHTracker:
-        return self.trackers["registered"]
-
-    @property
-    def verdicts(self) -> Mapping[str, TrackResult]:
-        """The tracks frozen so far, by name."""
-        return MappingProxyType(self._verdicts)
-
-    @property
-    def stopped(self) -> bool:
-        """True once the registered track has its verdict."""
-        return "registered" in self._verdicts
-
-    def step(self, m: Value, h: Value | None, at_cap: bool = False) -> None:
-        """Feed one root to every tracker (each value a number or bounds); freeze the tracks
-        reaching a verdict on it."""
-        for tracker in self.trackers.values():
-            tracker.update(m, h)
-        self.roots += 1
-        for name, tracker in self.trackers.items():
-            if name in self._verdicts:
-                continue
-            lo, hi = tracker.h_interval
-            v = classify(lo, hi, tracker.threshold, at_cap=at_cap and name == "registered")
-            if v is not None:
-                self._verdicts[name] = track_state(
-                    tracker, v.value, self.roots, name, self.claims[name]
-                )
-
-    def state_labels(self) -> dict[str, str]:
-        """Each track's verdict so far (CONTINUE while it has none)."""
-        return {
-            name: self._verdicts[name].verdict if name in self._verdicts else "CONTINUE"
-            for name in self.trackers
-        }
-
-    def results(self, missing: str) -> dict[str, TrackResult]:
-        """Every track: its frozen verdict, or its state now labelled ``missing``."""
-        out = dict(self._verdicts)
-        for name, tracker in self.trackers.items():
-            if name not in out:
-                out[name] = track_state(tracker, missing, None, name, self.claims[name])
-        return {name: out[name] for name in TRACKS}
-
-    def now(self, label: str) -> dict[str, TrackResult]:
-        """Every track's interval and bounds over everything fed so far, labelled ``label``."""
-        return {
-            name: track_state(t, label, None, name, self.claims[name])
-            for name, t in self.trackers.items()
-        }
 
 
 _Trajectory = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
@@ -372,10 +168,10 @@ class TrackTrace:
     """The three tracks over a whole stream at once: the compiled kernel's trajectory of each.
 
     For data already in hand (a study's files) every root's bounds and interval come from one
-    compiled pass per track (:meth:`BatchHTracker.trace`) instead of one Python update per root;
-    the numbers are the compiled e-process's, which agree with :class:`HTracker`'s to the last
-    bits of the floating-point search (about 1e-15). :meth:`at_stop` reads the verdicts off the
-    trajectory with the rules of :class:`TrackRun`: each track's first verdict up to the
+    compiled pass per track (:meth:`BatchHTracker.trace`); the numbers are the compiled
+    e-process's, which agree with :class:`HTracker`'s to the last bits of the floating-point
+    search (about 1e-15). :meth:`at_stop` reads the verdicts off the trajectory with the module's
+    rules (those :class:`TrackStream` applies as it goes): each track's first verdict up to the
     registered stop, the registered track's at ``cap`` INCONCLUSIVE. ``m`` holds M_i; ``h``
     holds H_i, NaN where a root has no human judgment. :meth:`over_all` reads every track over
     all the data, the cap aside (what the data say once the registered verdict is frozen).
@@ -616,6 +412,7 @@ class TrackStream:
         h_support: NDArray[np.float64],
     ) -> None:
         self._settings = settings
+        self._claims = {t: settings.claims[t] for t in TRACKS}  # every track named, now
         self._cap = int(cap)
         self._ms = np.unique(np.concatenate([np.asarray(m_support, np.float64), [0.0, 1.0]]))
         self._hs = np.unique(np.concatenate([np.asarray(h_support, np.float64), [0.0, 1.0]]))
@@ -649,6 +446,30 @@ class TrackStream:
     def state_labels(self) -> dict[str, str]:
         """Each track's verdict so far (CONTINUE while it has none)."""
         return {name: self._verdicts.get(name, "CONTINUE") for name in TRACKS}
+
+    def interval(self, name: str) -> tuple[float, float]:
+        """Track ``name``'s h-interval after the last root fed."""
+        return self._interval[name]
+
+    def bounds(self, name: str) -> dict[str, tuple[float, float] | None]:
+        """Track ``name``'s stream bounds after the last root fed (``model``, ``human``,
+        ``diff``: None for the corners), each end from the kernel that bounds it."""
+        low, high = (rows[-1] for rows in self._rows[name])
+        diff = None
+        if low.size > 6:
+            diff = (2.0 * float(low[4]) - 1.0, 2.0 * float(high[5]) - 1.0)
+        return {
+            "model": (float(low[0]), float(high[1])),
+            "human": (float(high[2]), float(low[3])),
+            "diff": diff,
+        }
+
+    def model_log_e(self, name: str, m: float) -> tuple[float, float]:
+        """Track ``name``'s model stream, as fed the lower values (all of it while nothing is
+        bounded): (log E⁺, log E⁻) at a candidate mean ``m`` -- the evidence above ``m``, and
+        below it, now."""
+        cs = self._kernels[name][0].model
+        return float(cs.log_e_upper(m)[0]), float(cs.log_e_lower(m)[0])
 
     def _new_kernels(self) -> dict[str, tuple[BatchHTracker, BatchHTracker]]:
         s, ms, hs = self._settings, self._ms, self._hs

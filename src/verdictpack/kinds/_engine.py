@@ -52,7 +52,7 @@ from verdictpack.config._provenance import provenance
 from verdictpack.config._refusals import Refusals, governing_loc
 from verdictpack.core._agreement import AuditDecision, AuditGate, expected_kappa
 from verdictpack.core._hinterval import Verdict
-from verdictpack.core._tracks import TrackResult, TrackRun
+from verdictpack.core._tracks import TrackResult, TrackStream
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
 from verdictpack.kinds._base import Layer, RunOptions, report_progress
 from verdictpack.kinds._engine_arms import (
@@ -352,7 +352,14 @@ def run_sequential(
         "the sequential trackers",
         params={"alpha": ("construct", "per_tail_alpha"), "threshold": governing_loc(construct)},
     ):
-        run = TrackRun(sequential.tracks(construct))
+        # M_i is a share of the panel's 2J choices; H_i's values widen the support as they come
+        j = plan.panel.n_judges
+        run = TrackStream(
+            sequential.tracks(construct),
+            plan.effective_cap,
+            np.arange(2 * j + 1) / (2 * j),
+            np.array([]),
+        )
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
     if plan.reader_audit.passed:
@@ -363,18 +370,19 @@ def run_sequential(
             plan.effective_cap,
             construct.human_baseline_rate,
         )
-        missing = "NO_VERDICT_WHEN_REGISTERED_STOPPED"
+    trace = run.trace()
+    if rows:
+        verdicts = trace.at_stop("NO_VERDICT_WHEN_REGISTERED_STOPPED")
     else:
-        missing = Verdict.INSTRUMENT_INVALID.value
-    verdicts = run.results(missing)
+        verdicts = trace.over_all(Verdict.INSTRUMENT_INVALID.value)
     return EngineTracks(
         registered=verdicts["registered"],
         extension=verdicts["extension"],
         comparison=verdicts["comparison"],
         rows=tuple(rows),
         seen=tuple(seen),
-        stream_alphas=run.registered.stream_alphas,
-        error_per_side=run.registered.error_per_side,
+        stream_alphas=trace.stream_alphas,
+        error_per_side=trace.error_per_side["registered"],
     )
 
 

@@ -12,7 +12,7 @@ from verdictpack._results import Quantity
 from verdictpack._rng import stream
 from verdictpack.config._compiler import Construct
 from verdictpack.config._refusals import Loc, Refusals, governing_loc
-from verdictpack.core._tracks import TrackRun
+from verdictpack.core._tracks import TrackStream
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
 from verdictpack.kinds._engine_model import ConfoundArm, EngineConfig
 from verdictpack.simulate._human import simulate_gate_pass_rate
@@ -69,7 +69,7 @@ def _panel_with_position_bias(panel: Panel, bias: float) -> Panel:
 def _sequential_run(
     source: EvidenceSource,
     stimuli: Sequence[GeneratedStimulus],
-    run: TrackRun,
+    run: TrackStream,
     cap: int,
     baseline_rate: float,
 ) -> tuple[list[dict[str, Any]], list[RootEvidence]]:
@@ -80,12 +80,13 @@ def _sequential_run(
     """
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
-    reg, comp = run.registered, run.trackers["comparison"]
     for t in range(cap):
         ev = source.judge(stimuli[t].stimulus)
         seen.append(ev)
         m, h = ev.model_value, ev.human_value
         run.step(m, h, at_cap=t + 1 == cap)
+        bounds = run.bounds("registered")
+        above, below = run.model_log_e("registered", baseline_rate)
         row: dict[str, Any] = {
             "root": t + 1,
             "stimulus_id": ev.stimulus_id,
@@ -93,15 +94,15 @@ def _sequential_run(
             "human_choices": list(ev.human_choices),
             "M": m,
             "H": h,
-            "model_bounds": list(reg.model_bounds),
-            "human_bounds": list(reg.human_bounds),
-            "diff_bounds": None if reg.diff_bounds is None else list(reg.diff_bounds),
-            "log_e_model_above_baseline": reg.model.log_e_upper(baseline_rate),
-            "log_e_model_below_baseline": reg.model.log_e_lower(baseline_rate),
-            "h_interval": list(reg.h_interval),
+            "model_bounds": list(bounds["model"] or ()),
+            "human_bounds": list(bounds["human"] or ()),
+            "diff_bounds": None if bounds["diff"] is None else list(bounds["diff"]),
+            "log_e_model_above_baseline": above,
+            "log_e_model_below_baseline": below,
+            "h_interval": list(run.interval("registered")),
             "state": run.state_labels(),
         }
-        row["comparison_h_interval"] = list(comp.h_interval)
+        row["comparison_h_interval"] = list(run.interval("comparison"))
         rows.append(row)
         if run.stopped:
             break

@@ -25,7 +25,7 @@ One run, data flowing one way:
 6. **Sequential verdict**: the roots, in the registered order, through the registered, extension
    and comparison tracks (:class:`~verdictpack.core._tracks.TrackTrace`; a live study's trace
    streamed while it committed them, :class:`~verdictpack.core._tracks.TrackStream`, the same
-   numbers; a study whose instrument failed probes empty tracks for their levels). The
+   numbers; a study whose instrument failed traces no root, for the tracks' levels). The
    registered verdict is the first one reached (at the cap, or when the data run out:
    INCONCLUSIVE); the tracks then read on to the end of the data already paid for, which gives
    the interval over all of it.
@@ -67,7 +67,7 @@ from verdictpack.core._agreement import AuditDecision, AuditGate
 from verdictpack.core._estimates import reader_audit_from_readings
 from verdictpack.core._hinterval import Verdict
 from verdictpack.core._scales import phi
-from verdictpack.core._tracks import TRACKS, TrackResult, TrackRun, TrackTrace
+from verdictpack.core._tracks import TRACKS, TrackResult, TrackTrace
 from verdictpack.evidence._assemble import Coverage, Policy, RootValues, root_values
 from verdictpack.evidence._files import DataFile, StudyData, read_study
 from verdictpack.evidence._order import ORDER_DOMAIN, registered_order
@@ -617,14 +617,13 @@ def run_study(
     else:
         invalid = Verdict.INSTRUMENT_INVALID.value
         with refusals.at(("sequential",), "the sequential trackers"):
-            probe = TrackRun(sequential.tracks(construct))
-        at_stop = probe.results(invalid)
-        all_data = probe.results(invalid)
-        stream_alphas = probe.registered.stream_alphas
-        error_per_side = probe.registered.error_per_side
-        hybrid = next(
-            (t.stream_alphas for t in probe.trackers.values() if "diff" in t.stream_alphas), None
-        )
+            none = np.zeros(0)  # no root enters: the tracks' levels only
+            probe = TrackTrace(sequential.tracks(construct), none, none, sequential.cap_roots)
+        at_stop = probe.over_all(invalid)
+        all_data = probe.over_all(invalid)
+        stream_alphas = probe.stream_alphas
+        error_per_side = probe.error_per_side["registered"]
+        hybrid = next((a for a in probe.track_alphas.values() if "diff" in a), None)
     reg = at_stop["registered"]
     roots_run = 0 if trace is None or trace.stop is None else trace.stop + 1
     if tick is not None:
