@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from verdictpack._errors import InputError
 from verdictpack.core._hinterval import (
@@ -418,10 +418,11 @@ class TrackStream:
         self._hs = np.unique(np.concatenate([np.asarray(h_support, np.float64), [0.0, 1.0]]))
         self._by_track = _by_track(settings)
         self._kernels = self._new_kernels()
-        self._rows: dict[str, tuple[list[NDArray[np.float64]], list[NDArray[np.float64]]]] = {
-            name: ([], []) for name in TRACKS
-        }
-        self._values: tuple[list[float], ...] = ([], [], [], [])
+        # per track and feed, each root's bounds and interval; the values fed (M_lo, M_hi, H_lo,
+        # H_hi), in growing tables (about 0.4 kB a root in all)
+        width = {name: 8 if pair[0].diff is not None else 6 for name, pair in self._kernels.items()}
+        self._rows = {name: (_Rows(width[name]), _Rows(width[name])) for name in TRACKS}
+        self._values = _Rows(4)
         self._bounded = False
         self._interval = {name: (-math.pi, math.pi) for name in TRACKS}
         self._empty = dict.fromkeys(TRACKS, False)
@@ -454,7 +455,7 @@ class TrackStream:
     def bounds(self, name: str) -> dict[str, tuple[float, float] | None]:
         """Track ``name``'s stream bounds after the last root fed (``model``, ``human``,
         ``diff``: None for the corners), each end from the kernel that bounds it."""
-        low, high = (rows[-1] for rows in self._rows[name])
+        low, high = (rows.last for rows in self._rows[name])
         diff = None
         if low.size > 6:
             diff = (2.0 * float(low[4]) - 1.0, 2.0 * float(high[5]) - 1.0)
@@ -508,8 +509,7 @@ class TrackStream:
             else (int(np.searchsorted(hs, h_lo)), int(np.searchsorted(hs, h_hi)))
         )
         self._bounded |= m_lo != m_hi or (h is not None and h_lo != h_hi)
-        for seq, v in zip(self._values, (m_lo, m_hi, h_lo, h_hi), strict=True):
-            seq.append(v)
+        self._values.append((m_lo, m_hi, h_lo, h_hi))
         present = np.array([h is not None])
         self.roots += 1
         for name in TRACKS:
@@ -555,7 +555,7 @@ class TrackStream:
         k = self.roots if n is None else n
         if not 0 <= k <= self.roots:
             raise InputError("n", f"a number of roots fed (0..{self.roots})", n)
-        m_lo, m_hi, h_lo, h_hi = (np.array(v[:k], np.float64) for v in self._values)
+        m_lo, m_hi, h_lo, h_hi = np.array(self._values.head(k).T)
         has = ~np.isnan(h_lo)
         bounded = bool(np.any(m_lo != m_hi) or np.any(h_lo[has] != h_hi[has]))
         traces: dict[str, list[_Trajectory]] = {}
@@ -564,10 +564,34 @@ class TrackStream:
             width = 6 if kernels[name].diff is not None else 4
             traces[name] = []
             for rows in self._rows[name][: 2 if bounded else 1]:
-                a = np.array(rows[:k], np.float64).reshape(k, width + 2)
+                a = np.array(rows.head(k))
                 traces[name].append((a[:, :width], a[:, width], a[:, width + 1]))
         values = (m_lo, m_hi, h_lo, h_hi)
         return TrackTrace._assembled(self._settings, self._cap, values, bounded, traces, kernels)
+
+
+class _Rows:
+    """A table of float rows appended one at a time (its storage doubles when full)."""
+
+    def __init__(self, width: int) -> None:
+        self._a: NDArray[np.float64] = np.empty((64, width))
+        self.n = 0
+
+    def append(self, row: ArrayLike) -> None:
+        if self.n == self._a.shape[0]:
+            grown = np.empty((2 * self.n, self._a.shape[1]))
+            grown[: self.n] = self._a
+            self._a = grown
+        self._a[self.n] = row
+        self.n += 1
+
+    @property
+    def last(self) -> NDArray[np.float64]:
+        return np.asarray(self._a[self.n - 1], np.float64)
+
+    def head(self, k: int) -> NDArray[np.float64]:
+        """The first ``k`` rows (a view)."""
+        return self._a[:k]
 
 
 def _kernel_row(bt: BatchHTracker) -> NDArray[np.float64]:
