@@ -231,21 +231,6 @@ class TrackTrace:
                 traces[name].append(kernels[name].trace(mi, hi, present))
         self._fill(settings, cap, (m, mu, h, hu), bounded, traces, kernels)
 
-    @classmethod
-    def _assembled(
-        cls,
-        settings: TrackSettings,
-        cap: int,
-        values: tuple[NDArray[np.float64], ...],
-        bounded: bool,
-        traces: Mapping[str, list[_Trajectory]],
-        kernels: Mapping[str, BatchHTracker],
-    ) -> TrackTrace:
-        """The trace of trajectories computed elsewhere (:meth:`TrackStream.trace`)."""
-        self = cls.__new__(cls)
-        self._fill(settings, cap, values, bounded, traces, kernels)
-        return self
-
     def _fill(
         self,
         settings: TrackSettings,
@@ -567,7 +552,9 @@ class TrackStream:
                 a = np.array(rows.head(k))
                 traces[name].append((a[:, :width], a[:, width], a[:, width + 1]))
         values = (m_lo, m_hi, h_lo, h_hi)
-        return TrackTrace._assembled(self._settings, self._cap, values, bounded, traces, kernels)
+        trace = TrackTrace.__new__(TrackTrace)  # of the trajectories streamed, not traced anew
+        trace._fill(self._settings, self._cap, values, bounded, traces, kernels)
+        return trace
 
 
 class _Rows:
