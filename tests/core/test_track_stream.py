@@ -96,7 +96,7 @@ def test_each_step_decides_what_the_trace_reads_at_that_root(bounded_from: int |
         s.step((float(m_lo[i]), float(m_hi[i])), h)
         for name in TRACKS:
             assert s.state_labels()[name] == want.labels(name)[i], (name, i)
-        lo, hi = s.h_interval
+        lo, hi = s.interval("registered")
         assert lo == pytest.approx(want.h_lo["registered"][i], abs=1e-12)
         assert hi == pytest.approx(want.h_hi["registered"][i], abs=1e-12)
     assert s.stopped

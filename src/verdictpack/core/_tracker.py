@@ -495,10 +495,8 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         for j, (narrow, wide) in enumerate(
             zip(self._bank.supports, new._bank.supports, strict=True)
         ):
-            at = np.searchsorted(wide, narrow)
-            if np.any(at >= wide.size) or not np.array_equal(
-                wide[np.minimum(at, wide.size - 1)], narrow
-            ):
+            at = np.searchsorted(wide, narrow)  # non-decreasing: both supports are sorted
+            if at.size and (at[-1] >= wide.size or not np.array_equal(wide[at], narrow)):
                 raise InputError(
                     f"support {j}", "a support holding every value of the old one", None
                 )

@@ -424,11 +424,6 @@ class TrackStream:
         """True once the registered track has its verdict."""
         return "registered" in self._verdicts
 
-    @property
-    def h_interval(self) -> tuple[float, float]:
-        """The registered track's h-interval after the last root fed."""
-        return self._interval["registered"]
-
     def state_labels(self) -> dict[str, str]:
         """Each track's verdict so far (CONTINUE while it has none)."""
         return {name: self._verdicts.get(name, "CONTINUE") for name in TRACKS}
@@ -465,10 +460,11 @@ class TrackStream:
         """Take values outside the supports into them: every kernel goes on over the wider
         supports from the state it is in (:meth:`BatchHTracker.widened`; a construct whose
         observation is a probability brings a new value almost every root)."""
+        known = all(_holds(self._ms, v) for v in m)
+        if known and (h is None or all(_holds(self._hs, v) for v in h)):
+            return  # the usual root: nothing to widen
         ms = np.unique(np.concatenate([self._ms, m]))
         hs = self._hs if h is None else np.unique(np.concatenate([self._hs, h]))
-        if ms.size == self._ms.size and hs.size == self._hs.size:
-            return
         self._ms, self._hs = ms, hs
         self._kernels = {
             name: (low.widened(ms, hs), high.widened(ms, hs))
@@ -555,6 +551,12 @@ class TrackStream:
         trace = TrackTrace.__new__(TrackTrace)  # of the trajectories streamed, not traced anew
         trace._fill(self._settings, self._cap, values, bounded, traces, kernels)
         return trace
+
+
+def _holds(support: NDArray[np.float64], value: float) -> bool:
+    """Whether the sorted ``support`` holds ``value``."""
+    k = int(np.searchsorted(support, value))
+    return k < support.size and bool(support[k] == value)
 
 
 class _Rows:

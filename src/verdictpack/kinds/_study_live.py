@@ -216,17 +216,13 @@ def _scores(config: StudyConfig, prep: StudyPrepared) -> _Scores:
 
 
 def _supports(
-    total_cells: int, scores: _Scores, committed: Any
+    total_cells: int, scores: _Scores
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """The values M_i and H_i can take: M in half units of the root's cells, H those of the
-    human judgments in the files, and every value the ledger committed."""
-    m = [c[k] for c in committed for k in ("m_lo", "m_hi")]
-    h = [c[k] for c in committed for k in ("h_lo", "h_hi") if c[k] is not None]
+    """The values M_i and H_i are expected to take: M in half units of the root's cells, H
+    those of the human judgments in the files (any other value widens the tracks' supports as
+    it comes: a probability observation's, say)."""
     files = np.concatenate([scores.h_lo, scores.h_hi])
-    return (
-        np.concatenate([np.arange(2 * total_cells + 1) / (2 * total_cells), np.asarray(m, float)]),
-        np.concatenate([files[~np.isnan(files)], np.asarray(h, float)]),
-    )
+    return np.arange(2 * total_cells + 1) / (2 * total_cells), files[~np.isnan(files)]
 
 
 def _check_committed(commits: Any, prep: StudyPrepared, scores: _Scores) -> None:
@@ -291,7 +287,7 @@ def run_live_study(
             tracks = TrackStream(
                 sequential.tracks(construct),
                 sequential.cap_roots,
-                *_supports(total_cells, scores, committed),
+                *_supports(total_cells, scores),
             )
             for k, c in enumerate(committed):
                 h_c = None if c["h_lo"] is None else (c["h_lo"], c["h_hi"])
@@ -318,7 +314,7 @@ def run_live_study(
 
             def tell(outcome: LiveOutcome, tracks: TrackStream) -> None:
                 if hook is not None:  # the run's progress hook, e.g. the CLI's line
-                    lo, hi = tracks.h_interval
+                    lo, hi = tracks.interval("registered")
                     cap = config.budget.judges
                     spend = f"spend {ledger.spend().total:.4g}" + (
                         "" if cap is None else f" of {cap:.4g}"

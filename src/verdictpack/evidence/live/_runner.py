@@ -572,7 +572,7 @@ async def run_live(
             m = root_value(i, answered)
             h = human_value(i)
             tracks.step(m, h, at_cap=i + 1 == n)
-            lo, hi = tracks.h_interval
+            lo, hi = tracks.interval("registered")
             state = {"registered": tracks.state_labels()["registered"], "h_interval": [lo, hi]}
             ledger.commit_root(i + 1, roots[i].id, m, h, _json_bytes(state).decode("utf-8"))
             outcome.committed = i + 1
