@@ -157,3 +157,67 @@ def test_a_trace_of_more_roots_than_fed_is_refused() -> None:
     s.step(0.5, 0.5)
     with pytest.raises(InputError):
         s.trace(2)
+
+
+def _in_blocks(
+    settings: TrackSettings, values: tuple[NDArray[np.float64], ...], cap: int, seed: int
+) -> TrackStream:
+    """The roots fed in blocks of random sizes (1 to 60)."""
+    rng = stream(seed, "tests/track_stream/blocks")
+    s = TrackStream(settings, cap, M_SUPPORT, H_SUPPORT)
+    n, at = values[0].size, 0
+    while at < n:
+        k = min(n - at, int(rng.integers(1, 61)))
+        s.extend(*(v[at : at + k] for v in values), at_cap=at + k == min(cap, n))
+        at += k
+    return s
+
+
+@pytest.mark.parametrize("bets", ["grid", "plugin"])
+@pytest.mark.parametrize("bounded_from", [None, 0, 77])
+def test_the_block_size_never_moves_a_number_or_a_verdict(
+    bets: str, bounded_from: int | None
+) -> None:
+    """Root by root, in blocks of random sizes (the first bounded root inside a block), and in
+    one block: the same trajectories bit for bit and the same frozen verdicts."""
+    values = _values(300, 0.8, bounded_from, seed=13)
+    settings = _settings("hybrid", bets)
+    one_by_one = _fed(settings, values, cap=260)
+    whole = TrackStream(settings, 260, M_SUPPORT, H_SUPPORT)
+    whole.extend(*values)
+    for fed in (_in_blocks(settings, values, 260, seed) for seed in (1, 2)):
+        for other in (one_by_one, whole):
+            got, want = fed.trace(), other.trace()
+            for name in TRACKS:
+                assert np.array_equal(got.bounds[name], want.bounds[name])
+                assert np.array_equal(got.h_lo[name], want.h_lo[name])
+                assert np.array_equal(got.h_hi[name], want.h_hi[name])
+            assert dict(fed.verdicts) == dict(other.verdicts)
+            for name in TRACKS:
+                assert fed.interval(name) == other.interval(name)
+                assert fed.bounds(name) == other.bounds(name)
+    assert set(one_by_one.verdicts) == set(TRACKS)
+
+
+def test_a_block_past_the_cap_freezes_the_registered_track_at_the_cap() -> None:
+    """No registered verdict within the cap: INCONCLUSIVE there, however far the block reads
+    on; the other tracks decide on the roots after it."""
+    values = _values(400, 0.5, None, seed=7)
+    s = TrackStream(_settings("hybrid", "grid"), 30, M_SUPPORT, H_SUPPORT)
+    s.extend(*values)
+    assert s.roots == 400
+    assert s.verdicts["registered"] == "INCONCLUSIVE"
+    assert s.trace().at_stop("X")["registered"].roots_at_verdict == 30
+
+
+def test_a_bad_value_inside_a_block_is_named_by_its_root_and_nothing_is_fed() -> None:
+    m_lo, m_hi, h_lo, h_hi = _values(50, 0.6, None, seed=4)
+    h_hi = h_hi.copy()
+    k = int(np.flatnonzero(~np.isnan(h_lo))[5])
+    h_hi[k] = h_lo[k] - 0.25
+    s = TrackStream(_settings("hybrid", "grid"), 100, M_SUPPORT, H_SUPPORT)
+    s.step(0.5, None)
+    with pytest.raises(InputError) as err:
+        s.extend(m_lo, m_hi, h_lo, h_hi)
+    assert f"H (root {k + 2})" in str(err.value)
+    assert s.roots == 1

@@ -10,12 +10,14 @@ tracks never decide when to stop, which stays with the caller (the engine and a 
 at the registered verdict; a study on real data also reads on to the end of the data it already
 holds, for the interval over all of it).
 
-Two forms, one set of numbers: :class:`TrackTrace` (the trajectories over data in hand, one
-compiled pass per track: a study's files) and :class:`TrackStream` (the same kernel root by
-root, handing over the :class:`TrackTrace` of what it was fed: the engine, which judges a
-stimulus only when it needs one, and a live study; each decides when to stop on the numbers its
-result reports). The scalar :class:`~verdictpack.core._tracker.HTracker` gives the same numbers
-to about 1e-15 (the tests hold them together); it is the public, one-root-at-a-time interface.
+One implementation, two views: :class:`TrackStream` feeds the kernel a block of roots at a time
+(one root for the engine, which judges a stimulus only when it needs one, and for a live study
+as its ledger commits them; a study's whole files at once) and hands over the
+:class:`TrackTrace` of what it was fed, every root's bounds, interval and verdict code. The block
+size never moves a number (the kernel fed a block in one call gives the numbers it gives root by
+root, bit for bit). The scalar :class:`~verdictpack.core._tracker.HTracker` gives the same
+numbers to about 1e-15 (the tests hold them together); it is the public, one-root-at-a-time
+interface.
 
 **Bounded values.** A root's M_i and H_i may be intervals [lo, hi] (an unknown answer bounded
 both ways, :mod:`verdictpack.evidence._assemble`). Each tracker then runs as two: one fed
@@ -41,7 +43,6 @@ from numpy.typing import ArrayLike, NDArray
 from verdictpack._errors import InputError
 from verdictpack.core._hinterval import (
     VERDICT_CODES,
-    classify,
     classify_codes,
     corners_h_interval,
     hybrid_h_interval,
@@ -141,11 +142,11 @@ def _kernel(
 
 def _compose(
     lower: NDArray[np.float64], upper: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
     """Bounds and h-interval trajectories from the lower-end trace (fed M_lo, H_hi) and the
     upper-end trace (fed M_hi, H_lo): each end taken from the trace that bounds it (module
-    docstring), the interval composed as :class:`HTracker` composes it, frozen from the first
-    empty region on (possible only on a miscovering path)."""
+    docstring), the interval composed as :class:`HTracker` composes it, with where the region is
+    empty (possible only on a miscovering path: the interval freezes there, :func:`_freeze`)."""
     b = lower.copy()
     b[:, 1] = upper[:, 1]  # model upper
     b[:, 2] = upper[:, 2]  # human lower
@@ -156,22 +157,32 @@ def _compose(
         )
     else:
         lo, hi, empty = corners_h_interval(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+    return b, lo, hi, np.asarray(empty, np.bool_)
+
+
+def _freeze(
+    lo: NDArray[np.float64],
+    hi: NDArray[np.float64],
+    empty: NDArray[np.bool_],
+    before: tuple[float, float] = (-math.pi, math.pi),
+) -> None:
+    """From the first empty region on, the interval stays the one before it (``before``: the
+    interval before the first root), in place."""
     hits = np.flatnonzero(empty)
     if hits.size:
         k = int(hits[0])
-        lo[k:] = lo[k - 1] if k > 0 else -math.pi
-        hi[k:] = hi[k - 1] if k > 0 else math.pi
-    return b, lo, hi
+        lo[k:], hi[k:] = (lo[k - 1], hi[k - 1]) if k > 0 else before
 
 
 class TrackTrace:
-    """The three tracks over a whole stream at once: the compiled kernel's trajectory of each.
+    """The three tracks over a whole stream: every root's bounds, interval and verdict code.
 
-    For data already in hand (a study's files) every root's bounds and interval come from one
-    compiled pass per track (:meth:`BatchHTracker.trace`); the numbers are the compiled
-    e-process's, which agree with :class:`HTracker`'s to the last bits of the floating-point
-    search (about 1e-15). :meth:`at_stop` reads the verdicts off the trajectory with the module's
-    rules (those :class:`TrackStream` applies as it goes): each track's first verdict up to the
+    Built from data in hand (a study's files) by feeding them to a :class:`TrackStream` as one
+    block (one compiled pass per track and feed, :meth:`BatchHTracker.trace`), or handed over
+    by a stream that was fed root by root (:meth:`TrackStream.trace`): the same numbers. They
+    are the compiled e-process's, which agree with :class:`HTracker`'s to the last bits of the
+    floating-point search (about 1e-15). :meth:`at_stop` reads the verdicts off the trajectory
+    with the rules :class:`TrackStream` applies as it goes: each track's first verdict up to the
     registered stop, the registered track's at ``cap`` INCONCLUSIVE. ``m`` holds M_i; ``h``
     holds H_i, NaN where a root has no human judgment. :meth:`over_all` reads every track over
     all the data, the cap aside (what the data say once the registered verdict is frozen).
@@ -187,49 +198,10 @@ class TrackTrace:
         m_upper: NDArray[np.float64] | None = None,
         h_upper: NDArray[np.float64] | None = None,
     ) -> None:
-        m = np.asarray(m, np.float64)
-        h = np.asarray(h, np.float64)
-        mu = m if m_upper is None else np.asarray(m_upper, np.float64)
-        hu = h if h_upper is None else np.asarray(h_upper, np.float64)
-        present = ~np.isnan(h)
-        shapes_ok = m.ndim == 1 and m.shape == h.shape == mu.shape == hu.shape
-        if not shapes_ok:
-            raise InputError("m, h", "1-d arrays of one length (h NaN: no human)", None)
-        bad = (
-            ~(np.isfinite(m) & (m >= 0) & (m <= mu) & (mu <= 1))
-            | (present & ~((h >= 0) & (h <= hu) & (hu <= 1)))
-            | (present != ~np.isnan(hu))
-        )
-        if bad.any():
-            raise InputError(
-                "m, h",
-                "values in [0, 1], each lower value at most its upper one (h NaN: no human)",
-                int(np.flatnonzero(bad)[0]),
-            )
-        bounded = bool(np.any(m != mu) or np.any(h[present] != hu[present]))
-        ms = np.unique(np.concatenate([m, mu, [0.0, 1.0]]))
-        hs = np.unique(np.concatenate([h[present], hu[present], [0.0, 1.0]]))
-
-        def m_index(values: NDArray[np.float64]) -> NDArray[np.int64]:
-            return np.asarray(np.searchsorted(ms, values), np.int64)
-
-        def h_index(values: NDArray[np.float64]) -> NDArray[np.int64]:
-            idx = np.searchsorted(hs, np.where(present, values, 0.0))
-            return np.asarray(np.where(present, idx, 0), np.int64)
-
-        # one trace of the values; with bounds, the lower-end trace (M_lo, H_hi) and the
-        # upper-end one (M_hi, H_lo)
-        feeds = [(m_index(m), h_index(hu if bounded else h))]
-        if bounded:
-            feeds.append((m_index(mu), h_index(h)))
-        traces: dict[str, list[_Trajectory]] = {}
-        kernels: dict[str, BatchHTracker] = {}
-        for name in TRACKS:
-            traces[name] = []
-            for mi, hi in feeds:
-                kernels[name] = _kernel(settings, name, ms, hs)
-                traces[name].append(kernels[name].trace(mi, hi, present))
-        self._fill(settings, cap, (m, mu, h, hu), bounded, traces, kernels)
+        stream = TrackStream(settings, cap, (), ())
+        mu = m if m_upper is None else m_upper
+        stream.extend(m, mu, h, h if h_upper is None else h_upper)
+        stream._into(self, stream.roots)
 
     def _fill(
         self,
@@ -269,7 +241,8 @@ class TrackTrace:
             if not bounded:
                 b, lo, hi_ = traces[name][0]
             else:
-                b, lo, hi_ = _compose(traces[name][0][0], traces[name][1][0])
+                b, lo, hi_, empty = _compose(traces[name][0][0], traces[name][1][0])
+                _freeze(lo, hi_, empty)
             self.bounds[name], self.h_lo[name], self.h_hi[name] = b, lo, hi_
             self.codes[name] = classify_codes(lo, hi_, self.threshold[name])
 
@@ -371,30 +344,31 @@ class TrackTrace:
 
 
 class TrackStream:
-    """The three tracks fed one root at a time through the compiled kernel: the streaming twin
-    of :class:`TrackTrace`, for evidence that arrives while the run decides when to stop (a
-    live study).
+    """The three tracks fed a block of roots at a time through the compiled kernel: every
+    sequential kind's one way into the tracks.
 
-    Each track runs as :class:`TrackTrace` runs it -- one replicate of
-    :class:`~verdictpack.core._tracker.BatchHTracker` fed (M_lo, H_hi) and one fed
-    (M_hi, H_lo) -- and :meth:`step` keeps every root's bounds. :meth:`trace` hands over the
-    :class:`TrackTrace` of the first roots fed, with the numbers :class:`TrackTrace` computes
-    from the same values (the kernel updated root by root gives its trace's numbers bit for
-    bit): the roots go through the tracks once, and the verdict the run stopped on is the one
-    its result reports. ``m_support`` and ``h_support`` are the values expected (0 and 1 are
-    added); a value outside them widens them (:meth:`_grow`). The interval a step classifies is
-    the kernel's while every value so far is a number and the composed one (:func:`_compose`)
-    from the first bounded value on; :meth:`trace` composes every root once any is bounded, as
-    :class:`TrackTrace` does, so a root before the first bounded one may differ there in the
-    last bits.
+    Each track runs as one replicate of :class:`~verdictpack.core._tracker.BatchHTracker` fed
+    (M_lo, H_hi) and, from the first bounded value on, a second one fed (M_hi, H_lo) (until then
+    the two would be fed the same values: the second starts as a copy of the first). A block is
+    one root for the engine, which judges a stimulus only when it needs one, and for a live study
+    as its ledger commits roots; a study's files are one block (:class:`TrackTrace`). The kernel
+    fed a block in one compiled call gives the numbers it gives root by root, bit for bit, so
+    the block size never moves a number. :meth:`trace` hands over the :class:`TrackTrace` of
+    the roots fed: the roots go through the tracks once, and the verdict a run stopped on is the
+    one its result reports. ``m_support`` and ``h_support`` are the values expected (0 and 1 are
+    added); a value outside them widens them (:meth:`_grow`; the numbers do not depend on the
+    supports). The interval a root is classified on is the kernel's while every value so far is
+    a number and the composed one (:func:`_compose`) from the first bounded value on;
+    :meth:`trace` composes every root once any is bounded, as :class:`TrackTrace` always did,
+    so a root before the first bounded one may differ there in the last bits.
     """
 
     def __init__(
         self,
         settings: TrackSettings,
         cap: int,
-        m_support: NDArray[np.float64],
-        h_support: NDArray[np.float64],
+        m_support: ArrayLike,
+        h_support: ArrayLike,
     ) -> None:
         self._settings = settings
         self._claims = {t: settings.claims[t] for t in TRACKS}  # every track named, now
@@ -402,11 +376,15 @@ class TrackStream:
         self._ms = np.unique(np.concatenate([np.asarray(m_support, np.float64), [0.0, 1.0]]))
         self._hs = np.unique(np.concatenate([np.asarray(h_support, np.float64), [0.0, 1.0]]))
         self._by_track = _by_track(settings)
-        self._kernels = self._new_kernels()
+        s, ms, hs = settings, self._ms, self._hs
+        self._low = {name: _kernel(s, name, ms, hs) for name in TRACKS}
+        self._high: dict[str, BatchHTracker] = {}  # from the first bounded value on
         # per track and feed, each root's bounds and interval; the values fed (M_lo, M_hi, H_lo,
         # H_hi), in growing tables (about 0.4 kB a root in all)
-        width = {name: 8 if pair[0].diff is not None else 6 for name, pair in self._kernels.items()}
-        self._rows = {name: (_Rows(width[name]), _Rows(width[name])) for name in TRACKS}
+        self._width = {name: 6 if self._low[name].diff is not None else 4 for name in TRACKS}
+        self._rows = {
+            name: (_Rows(self._width[name] + 2), _Rows(self._width[name] + 2)) for name in TRACKS
+        }
         self._values = _Rows(4)
         self._bounded = False
         self._interval = {name: (-math.pi, math.pi) for name in TRACKS}
@@ -435,9 +413,10 @@ class TrackStream:
     def bounds(self, name: str) -> dict[str, tuple[float, float] | None]:
         """Track ``name``'s stream bounds after the last root fed (``model``, ``human``,
         ``diff``: None for the corners), each end from the kernel that bounds it."""
-        low, high = (rows.last for rows in self._rows[name])
+        low = self._rows[name][0].last
+        high = self._rows[name][1].last if self._bounded else low
         diff = None
-        if low.size > 6:
+        if self._width[name] > 4:
             diff = (2.0 * float(low[4]) - 1.0, 2.0 * float(high[5]) - 1.0)
         return {
             "model": (float(low[0]), float(high[1])),
@@ -449,130 +428,183 @@ class TrackStream:
         """Track ``name``'s model stream, as fed the lower values (all of it while nothing is
         bounded): (log E⁺, log E⁻) at a candidate mean ``m`` -- the evidence above ``m``, and
         below it, now."""
-        cs = self._kernels[name][0].model
+        cs = self._low[name].model
         return float(cs.log_e_upper(m)[0]), float(cs.log_e_lower(m)[0])
 
-    def _new_kernels(self) -> dict[str, tuple[BatchHTracker, BatchHTracker]]:
-        s, ms, hs = self._settings, self._ms, self._hs
-        return {name: (_kernel(s, name, ms, hs), _kernel(s, name, ms, hs)) for name in TRACKS}
-
-    def _grow(self, m: tuple[float, float], h: tuple[float, float] | None) -> None:
+    def _grow(self, m: NDArray[np.float64], h: NDArray[np.float64]) -> None:
         """Take values outside the supports into them: every kernel goes on over the wider
         supports from the state it is in (:meth:`BatchHTracker.widened`; a construct whose
         observation is a probability brings a new value almost every root)."""
-        known = all(_holds(self._ms, v) for v in m)
-        if known and (h is None or all(_holds(self._hs, v) for v in h)):
-            return  # the usual root: nothing to widen
+        if _holds(self._ms, m) and _holds(self._hs, h):
+            return  # the usual block: nothing to widen
         ms = np.unique(np.concatenate([self._ms, m]))
-        hs = self._hs if h is None else np.unique(np.concatenate([self._hs, h]))
+        hs = np.unique(np.concatenate([self._hs, h]))
         self._ms, self._hs = ms, hs
-        self._kernels = {
-            name: (low.widened(ms, hs), high.widened(ms, hs))
-            for name, (low, high) in self._kernels.items()
-        }
+        self._low = {name: k.widened(ms, hs) for name, k in self._low.items()}
+        self._high = {name: k.widened(ms, hs) for name, k in self._high.items()}
 
     def step(self, m: Value, h: Value | None, at_cap: bool = False) -> None:
-        """Feed one root (M_i; H_i or None; each a number or bounds) to every track; freeze the
-        tracks reaching a verdict on it (the registered one INCONCLUSIVE at ``at_cap``)."""
+        """Feed one root (M_i; H_i or None; each a number or bounds): :meth:`extend` by one."""
         m_lo, m_hi = _pair(m)
         h_lo, h_hi = (math.nan, math.nan) if h is None else _pair(h)
-        where = f"root {self.roots + 1}"
-        if not 0.0 <= m_lo <= m_hi <= 1.0:
-            raise InputError(f"M ({where})", "bounds 0 <= lower <= upper <= 1", (m_lo, m_hi))
-        if h is not None and not 0.0 <= h_lo <= h_hi <= 1.0:
-            raise InputError(f"H ({where})", "bounds 0 <= lower <= upper <= 1", (h_lo, h_hi))
-        self._grow((m_lo, m_hi), None if h is None else (h_lo, h_hi))
-        ms, hs = self._ms, self._hs
-        mi = (int(np.searchsorted(ms, m_lo)), int(np.searchsorted(ms, m_hi)))
-        hi = (
-            (0, 0)
-            if h is None
-            else (int(np.searchsorted(hs, h_lo)), int(np.searchsorted(hs, h_hi)))
-        )
-        self._bounded |= m_lo != m_hi or (h is not None and h_lo != h_hi)
-        self._values.append((m_lo, m_hi, h_lo, h_hi))
-        present = np.array([h is not None])
-        self.roots += 1
-        for name in TRACKS:
-            low, high = self._kernels[name]
-            low.update(np.array([mi[0]]), np.array([hi[1]]), present)
-            high.update(np.array([mi[1]]), np.array([hi[0]]), present)
-            rows = (_kernel_row(low), _kernel_row(high))
-            self._rows[name][0].append(rows[0])
-            self._rows[name][1].append(rows[1])
-            self._interval[name] = self._now(name, *rows)
-            if name in self._verdicts:
-                continue
-            lo, up = self._interval[name]
-            cap_here = at_cap and name == "registered"
-            verdict = classify(lo, up, self._by_track[name][1], at_cap=cap_here)
-            if verdict is not None:
-                self._verdicts[name] = verdict.value
+        self.extend([m_lo], [m_hi], [h_lo], [h_hi], at_cap=at_cap)
 
-    def _now(
-        self, name: str, low: NDArray[np.float64], high: NDArray[np.float64]
-    ) -> tuple[float, float]:
-        """The track's interval after this root: the kernel's, or composed once bounded."""
-        if not self._bounded:
-            return float(low[-2]), float(low[-1])
+    def extend(
+        self,
+        m_lo: ArrayLike,
+        m_hi: ArrayLike,
+        h_lo: ArrayLike,
+        h_hi: ArrayLike,
+        *,
+        at_cap: bool = False,
+    ) -> None:
+        """Feed a block of roots in order (bounds on M_i and H_i, H NaN where a root has no
+        human stream value) to every track; freeze each track at the first root of the block
+        that reaches its verdict (the registered one only among the first ``cap`` roots fed,
+        INCONCLUSIVE at the cap or, with ``at_cap``, at the block's last root)."""
+        cols = [np.atleast_1d(np.asarray(v, np.float64)) for v in (m_lo, m_hi, h_lo, h_hi)]
+        ml, mh, hl, hh = cols
+        n = ml.size
+        if any(c.ndim != 1 or c.size != n for c in cols):
+            raise InputError("m, h", "1-d arrays of one length (h NaN: no human)", None)
+        present = ~np.isnan(hl)
+        m_bad = ~(np.isfinite(ml) & (ml >= 0) & (ml <= mh) & (mh <= 1))
+        h_bad = (present & ~((hl >= 0) & (hl <= hh) & (hh <= 1))) | (present != ~np.isnan(hh))
+        for what, bad, lower, upper in (("M", m_bad, ml, mh), ("H", h_bad, hl, hh)):
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise InputError(
+                    f"{what} (root {self.roots + k + 1})",
+                    "bounds 0 <= lower <= upper <= 1" + (" (NaN: no human)" if what == "H" else ""),
+                    (float(lower[k]), float(upper[k])),
+                )
+        if n == 0:
+            return
+        self._grow(np.concatenate([ml, mh]), np.concatenate([hl[present], hh[present]]))
+        ms, hs = self._ms, self._hs
+
+        def h_index(v: NDArray[np.float64]) -> NDArray[np.int64]:
+            return np.where(present, np.searchsorted(hs, np.where(present, v, 0.0)), 0)
+
+        feeds = (
+            (np.searchsorted(ms, ml), h_index(hh)),  # the lower-end feed
+            (np.searchsorted(ms, mh), h_index(hl)),  # the upper-end feed
+        )
+        wide = np.flatnonzero((ml != mh) | (present & (hl != hh)))
+        start = 0 if self._bounded else (int(wide[0]) if wide.size else n)
+        if start < n and not self._bounded:  # the upper-end kernels start as copies
+            for name in TRACKS:
+                self._high[name] = self._low[name].widened(ms, hs)
+                self._rows[name][1].extend(self._rows[name][0].head(self._rows[name][0].n))
+            self._bounded = True
+        self._values.extend(np.column_stack(cols))
+        first = self.roots
+        self.roots += n
+        for name in TRACKS:
+            w = self._width[name]
+            low = _rows_of(self._low[name].trace(*feeds[0], present))
+            self._rows[name][0].extend(low)
+            high = None
+            if name in self._high:
+                high = _rows_of(self._high[name].trace(*feeds[1], present))
+                self._rows[name][1].extend(high)
+            lo, hi = low[:, w].copy(), low[:, w + 1].copy()
+            if high is not None and start < n:
+                self._compose_into(name, low[start:, :w], high[start:, :w], lo, hi, start)
+            self._interval[name] = (float(lo[-1]), float(hi[-1]))
+            if name not in self._verdicts:
+                self._decide(name, lo, hi, first, at_cap)
+
+    def _compose_into(
+        self,
+        name: str,
+        low: NDArray[np.float64],
+        high: NDArray[np.float64],
+        lo: NDArray[np.float64],
+        hi: NDArray[np.float64],
+        start: int,
+    ) -> None:
+        """The composed interval (:func:`_compose`) of the block's roots from ``start`` on, into
+        ``lo`` and ``hi``; from the first empty region on, the interval before it."""
+        _, clo, chi, empty = _compose(low, high)
         if self._empty[name]:
-            return self._interval[name]
-        b = low[:-2].copy()
-        b[1], b[2] = high[1], high[2]
-        if b.size > 4:
-            b[5] = high[5]
-            lo, hi, empty = hybrid_h_interval(
-                b[0:1], b[1:2], b[2:3], b[3:4], 2.0 * b[4:5] - 1.0, 2.0 * b[5:6] - 1.0
-            )
-        else:
-            lo, hi, empty = corners_h_interval(b[0:1], b[1:2], b[2:3], b[3:4])
-        if bool(empty[0]):
-            self._empty[name] = True
-            return self._interval[name]
-        return float(lo[0]), float(hi[0])
+            empty[:] = True
+        before = (
+            self._interval[name] if start == 0 else (float(lo[start - 1]), float(hi[start - 1]))
+        )
+        _freeze(clo, chi, empty, before)
+        lo[start:], hi[start:] = clo, chi
+        self._empty[name] = bool(empty.any())
+
+    def _decide(
+        self, name: str, lo: NDArray[np.float64], hi: NDArray[np.float64], first: int, at_cap: bool
+    ) -> None:
+        """Freeze track ``name`` at its first verdict in the block (``first`` roots before it)."""
+        n = lo.size
+        last = n
+        if name == "registered":
+            last = max(0, min(n, self._cap - first))
+            at_cap = at_cap or first + n >= self._cap
+        codes = classify_codes(lo[:last], hi[:last], self._by_track[name][1])
+        hits = np.flatnonzero(codes)
+        if hits.size:
+            self._verdicts[name] = VERDICT_CODES[int(codes[hits[0]])].value  # type: ignore[union-attr]
+        elif name == "registered" and at_cap and last > 0:
+            self._verdicts[name] = "INCONCLUSIVE"
 
     def trace(self, n: int | None = None) -> TrackTrace:
         """The :class:`TrackTrace` of the first ``n`` roots fed (all: None)."""
         k = self.roots if n is None else n
         if not 0 <= k <= self.roots:
             raise InputError("n", f"a number of roots fed (0..{self.roots})", n)
-        m_lo, m_hi, h_lo, h_hi = np.array(self._values.head(k).T)
+        trace = TrackTrace.__new__(TrackTrace)  # of the trajectories streamed, not traced anew
+        self._into(trace, k)
+        return trace
+
+    def _into(self, trace: TrackTrace, k: int) -> None:
+        """Fill ``trace`` with the first ``k`` roots' values and trajectories (views of the
+        tables: a row once written never changes)."""
+        m_lo, m_hi, h_lo, h_hi = self._values.head(k).T
         has = ~np.isnan(h_lo)
         bounded = bool(np.any(m_lo != m_hi) or np.any(h_lo[has] != h_hi[has]))
         traces: dict[str, list[_Trajectory]] = {}
-        kernels = {name: pair[0] for name, pair in self._kernels.items()}
         for name in TRACKS:
-            width = 6 if kernels[name].diff is not None else 4
+            w = self._width[name]
             traces[name] = []
             for rows in self._rows[name][: 2 if bounded else 1]:
-                a = np.array(rows.head(k))
-                traces[name].append((a[:, :width], a[:, width], a[:, width + 1]))
+                a = rows.head(k)
+                traces[name].append((a[:, :w], a[:, w], a[:, w + 1]))
         values = (m_lo, m_hi, h_lo, h_hi)
-        trace = TrackTrace.__new__(TrackTrace)  # of the trajectories streamed, not traced anew
-        trace._fill(self._settings, self._cap, values, bounded, traces, kernels)
-        return trace
+        trace._fill(self._settings, self._cap, values, bounded, traces, self._low)
 
 
-def _holds(support: NDArray[np.float64], value: float) -> bool:
-    """Whether the sorted ``support`` holds ``value``."""
-    k = int(np.searchsorted(support, value))
-    return k < support.size and bool(support[k] == value)
+def _holds(support: NDArray[np.float64], values: NDArray[np.float64]) -> bool:
+    """Whether the sorted ``support`` holds every one of ``values``."""
+    k = np.searchsorted(support, values)
+    return bool((k < support.size).all() and np.array_equal(support[k], values))
+
+
+def _rows_of(trajectory: _Trajectory) -> NDArray[np.float64]:
+    """A trajectory as table rows: the bounds, then h_lo and h_hi."""
+    b, lo, hi = trajectory
+    return np.column_stack([b, lo, hi])
 
 
 class _Rows:
-    """A table of float rows appended one at a time (its storage doubles when full)."""
+    """A table of float rows appended a block at a time (its storage doubles when full)."""
 
     def __init__(self, width: int) -> None:
         self._a: NDArray[np.float64] = np.empty((64, width))
         self.n = 0
 
-    def append(self, row: ArrayLike) -> None:
-        if self.n == self._a.shape[0]:
-            grown = np.empty((2 * self.n, self._a.shape[1]))
-            grown[: self.n] = self._a
+    def extend(self, rows: NDArray[np.float64]) -> None:
+        k = self.n + rows.shape[0]
+        if k > self._a.shape[0]:
+            grown = np.empty((max(k, 2 * self._a.shape[0]), self._a.shape[1]))
+            grown[: self.n] = self._a[: self.n]
             self._a = grown
-        self._a[self.n] = row
-        self.n += 1
+        self._a[self.n : k] = rows
+        self.n = k
 
     @property
     def last(self) -> NDArray[np.float64]:
@@ -581,12 +613,3 @@ class _Rows:
     def head(self, k: int) -> NDArray[np.float64]:
         """The first ``k`` rows (a view)."""
         return self._a[:k]
-
-
-def _kernel_row(bt: BatchHTracker) -> NDArray[np.float64]:
-    """Replicate 0's bounds (the trace's columns) and h-interval after its last update."""
-    cols = [bt.model.lower[0], bt.model.upper[0], bt.human.lower[0], bt.human.upper[0]]
-    if bt.diff is not None:
-        cols += [bt.diff.lower[0], bt.diff.upper[0]]
-    cols += [bt.h_lo[0], bt.h_hi[0]]
-    return np.array(cols, np.float64)
