@@ -41,6 +41,7 @@ from verdictpack.core._scales import (
 )
 from verdictpack.core._sprt import BernoulliSPRT
 from verdictpack.core._tracker import BatchHTracker, HTracker
+from verdictpack.evidence._assemble import EvidenceBlock
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
 from verdictpack.simulate._evidence import SimulatedPanelSource
 from verdictpack.simulate._judges import JudgeSheet, Panel, TruthScenario, effective_panel_size
@@ -55,6 +56,7 @@ __all__ = [
     "ConfigError",
     "Construct",
     "Defect",
+    "EvidenceBlock",
     "EvidenceSource",
     "HTracker",
     "InputError",

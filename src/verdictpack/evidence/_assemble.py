@@ -49,6 +49,7 @@ from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTa
 __all__ = [
     "OBSERVATIONS",
     "Coverage",
+    "EvidenceBlock",
     "Policy",
     "RootValues",
     "check_study_table",
@@ -129,15 +130,33 @@ class Coverage:
 
 
 @dataclass(frozen=True)
-class RootValues:
-    """Bounds on M_i and H_i of the roots entered, in the registered order (H NaN without a
-    human stream value), with their midpoints ``m``, ``h`` and the pooled point rates."""
+class EvidenceBlock:
+    """Roots in the order they entered, as the tracks read them: bounds on M_i and H_i (H NaN
+    where a root has no human stream value; lower equal to upper where every answer is known).
+    What every evidence source hands the tracks (:mod:`verdictpack.evidence._source`)."""
 
     root_ids: tuple[str, ...]
     m_lo: NDArray[np.float64]
     m_hi: NDArray[np.float64]
     h_lo: NDArray[np.float64]
     h_hi: NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return len(self.root_ids)
+
+    @property
+    def columns(self) -> tuple[NDArray[np.float64], ...]:
+        """(M_lo, M_hi, H_lo, H_hi): what :meth:`~verdictpack.core._tracks.TrackStream.extend`
+        takes."""
+        return self.m_lo, self.m_hi, self.h_lo, self.h_hi
+
+
+@dataclass(frozen=True)
+class RootValues(EvidenceBlock):
+    """A study's :class:`EvidenceBlock` (the roots entered, in the registered order) with what
+    the data hold beyond the values: the judgments per root, the coverage counts, the midpoints
+    ``m``, ``h`` and the pooled point rates."""
+
     model_judgments: NDArray[np.int64]
     human_judgments: NDArray[np.int64]
     coverage: Coverage

@@ -1,62 +1,117 @@
-"""Where the engine's evidence comes from: the :class:`EvidenceSource` interface.
+"""Where the kinds' evidence comes from: the :class:`EvidenceSource` interface.
 
-The engine asks an :class:`EvidenceSource` for the judgments on one admitted stimulus at a time
-and feeds what comes back into the sequential core; it never knows how the judgments were made.
-Its default implementation is :class:`verdictpack.simulate._evidence.SimulatedPanelSource` (the
-character-sheet model of :mod:`verdictpack.simulate._judges`). A study does not pull root by
-root: it reads its data folder whole (:func:`~verdictpack.evidence._files.read_study`), and a
-live study's ledger hands over its committed prefix as :class:`CommittedEvidence`.
+A source hands over the judgments on one stimulus at a time (:meth:`EvidenceSource.judge`, a
+:class:`RootEvidence`), and a source whose evidence is in hand may also hand over a run of roots
+at once (``block``, an :class:`~verdictpack.evidence._assemble.EvidenceBlock`: the columns the
+tracks read). Every kind feeds what a source gives to the same tracks
+(:class:`~verdictpack.core._tracks.TrackStream`) by one of two functions: the engine, which pays
+for each root, by :func:`stream_evidence` (one root at a time until the registered verdict, from
+a simulated panel, :class:`verdictpack.simulate._evidence.SimulatedPanelSource`, or any source
+a user writes), and a study by :func:`feed_evidence` (its files, :class:`FileEvidence`, as one
+block). A live study's ledger hands over its committed prefix (:class:`CommittedEvidence`, added
+to the study's files) and feeds each root to the same tracks as it commits it.
+
 Requirements on any source (they are what keeps the anytime-valid guarantee honest): the order in
 which stimuli are judged and whether a root receives human judgments must not depend on the
-judgments' values (missing at random), and every judgment is returned, never filtered.
+judgments' values (missing at random), and every judgment is returned, never filtered; an
+unknown answer is stated (a None cell, and the bounds it leaves), never dropped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from numpy.typing import NDArray
 
+from verdictpack._errors import InputError
+from verdictpack.core._tracks import TrackStream
+from verdictpack.evidence._assemble import EvidenceBlock, Policy, RootValues
 from verdictpack.evidence._files import DataFile, data_file
 from verdictpack.evidence._ledger import Answer, Commit
 from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
 from verdictpack.stimuli._stimulus import Stimulus
 
-__all__ = ["CommittedEvidence", "EvidenceSource", "RootEvidence", "committed_evidence"]
+__all__ = [
+    "Cell",
+    "CommittedEvidence",
+    "EvidenceSource",
+    "FileEvidence",
+    "RootEvidence",
+    "committed_evidence",
+    "evidence_block",
+    "feed_evidence",
+    "stream_evidence",
+]
+
+_MODEL, _HUMAN = RATER_KINDS.index("model"), RATER_KINDS.index("human")
+_COLUMNS = ("m_lo", "m_hi", "h_lo", "h_hi")
+
+
+Cell = float | None
+"""One judgment's observation: 1 (prefers the treatment), 0 (the null partner), ½ (a tie), a
+probability (a declared probability observation), or None (unknown: an invalid answer, or a
+registered cell or a declared human judgment that was not given)."""
 
 
 @dataclass(frozen=True)
 class RootEvidence:
-    """Every judgment on one root event (1 = prefers the treatment item)."""
+    """Every judgment on one root event.
+
+    ``model_choices`` holds each judge's cells (the first half in ``orders[0]``, the second in
+    ``orders[1]``: one each with one trial), ``human_choices`` the human judgments. Where a cell
+    is unknown, ``bounds`` states (M_lo, M_hi, H_lo, H_hi), each unknown scored 0 for the lower
+    value and 1 for the upper one (H NaN: no human stream value); without ``bounds`` every
+    answer is known and the values are the cells' means.
+    """
 
     stimulus_id: str
     judges: tuple[str, ...]
     orders: tuple[str, str]
-    model_choices: tuple[tuple[int, int], ...]
-    human_choices: tuple[int, ...]
+    model_choices: tuple[tuple[Cell, ...], ...]
+    human_choices: tuple[Cell, ...]
+    bounds: tuple[float, float, float, float] | None = None
 
     @property
     def model_value(self) -> float:
-        """M_i: the panel's mean preference over judges and both presentation orders."""
-        n = 2 * len(self.model_choices)
-        return sum(a + b for a, b in self.model_choices) / n
+        """M_i: the panel's mean preference over judges, orders and trials (unknowns at ½)."""
+        if self.bounds is not None:
+            return (self.bounds[0] + self.bounds[1]) / 2.0
+        cells = [float(v) for c in self.model_choices for v in c if v is not None]
+        return sum(cells) / len(cells)
 
     @property
     def human_value(self) -> float | None:
-        """H_i, or None when the root received no human judgment."""
+        """H_i, or None when the root has no human stream value (unknowns at ½)."""
+        if self.bounds is not None:
+            h = (self.bounds[2] + self.bounds[3]) / 2.0
+            return None if math.isnan(h) else h
         if not self.human_choices:
             return None
-        return sum(self.human_choices) / len(self.human_choices)
+        return sum(float(v) for v in self.human_choices if v is not None) / len(self.human_choices)
 
     @property
     def model_touches(self) -> int:
-        return 2 * len(self.model_choices)
+        """The registered model cells of the root."""
+        return sum(len(c) for c in self.model_choices)
 
     @property
     def human_touches(self) -> int:
         return len(self.human_choices)
+
+    def block(self) -> EvidenceBlock:
+        """This root as the tracks read it."""
+        if self.bounds is not None:
+            m_lo, m_hi, h_lo, h_hi = self.bounds
+        else:
+            m_lo = m_hi = self.model_value
+            h = self.human_value
+            h_lo = h_hi = math.nan if h is None else h
+        col = [np.array([v], np.float64) for v in (m_lo, m_hi, h_lo, h_hi)]
+        return EvidenceBlock((self.stimulus_id,), *col)
 
 
 @runtime_checkable
@@ -71,6 +126,125 @@ class EvidenceSource(Protocol):
     def judge(self, stimulus: Stimulus) -> RootEvidence:
         """All model-panel judgments (both orders) and the human judgments for one stimulus."""
         ...
+
+
+def evidence_block(source: EvidenceSource, stimuli: Sequence[Stimulus]) -> EvidenceBlock:
+    """The source's evidence on ``stimuli`` in order, as one block: by the source's own
+    ``block`` when it has one (evidence in hand: :class:`FileEvidence`), else one
+    :meth:`~EvidenceSource.judge` per stimulus."""
+    bulk = getattr(source, "block", None)
+    if callable(bulk):
+        out = bulk(stimuli)
+        if not isinstance(out, EvidenceBlock):
+            raise InputError("source.block", "an EvidenceBlock", type(out).__name__)
+        return out
+    roots = [source.judge(s).block() for s in stimuli]
+    cols = (np.concatenate([getattr(b, c) for b in roots]) for c in _COLUMNS)
+    return EvidenceBlock(tuple(s.id for s in stimuli), *cols)
+
+
+def stream_evidence(
+    source: EvidenceSource, stimuli: Sequence[Stimulus], tracks: TrackStream, cap: int
+) -> Iterator[RootEvidence]:
+    """Judge ``stimuli`` in order, one root at a time, each fed to ``tracks`` before it is
+    yielded, until the registered verdict or the cap (a run that pays for each root: the
+    engine). The roots fed are the ones yielded."""
+    last = min(cap, len(stimuli))
+    for t, stimulus in enumerate(stimuli[:last]):
+        ev = source.judge(stimulus)
+        tracks.extend(*ev.block().columns, at_cap=t + 1 == last)
+        yield ev
+        if tracks.stopped:
+            return
+
+
+def feed_evidence(
+    source: EvidenceSource, stimuli: Sequence[Stimulus], tracks: TrackStream
+) -> EvidenceBlock:
+    """Every root of ``stimuli`` into ``tracks`` as one block (evidence in hand: a study's
+    files; the tracks read on past the registered verdict, to the end of the data)."""
+    block = evidence_block(source, stimuli)
+    tracks.extend(*block.columns, at_cap=True)
+    return block
+
+
+class FileEvidence:
+    """A study's data as an :class:`EvidenceSource`: the judgments on the roots the data entered
+    (``values``, :func:`~verdictpack.evidence._assemble.root_values`, in the registered order),
+    read from the files once, and their rows (``table``).
+
+    :meth:`block` hands over a run of roots at once, the columns as valued (what a study feeds
+    its tracks); :meth:`judge` one root with its cells (``judges`` x both orders x ``trials``,
+    unknown cells None, human shortfalls under ``humans_per_root`` None) and its bounds.
+    """
+
+    def __init__(
+        self,
+        values: RootValues,
+        table: JudgmentTable,
+        judges: Sequence[str],
+        trials: int,
+        policy: Policy,
+        humans_per_root: int | None,
+        description: str,
+    ) -> None:
+        self._values, self._table = values, table
+        self._judges, self._trials = tuple(judges), int(trials)
+        self._policy, self._humans = policy, humans_per_root or 0
+        self._description = description
+        self._rank = {r: k for k, r in enumerate(values.root_ids)}
+        self._rows: dict[str, NDArray[np.intp]] | None = None
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    def _index(self, ids: Sequence[str]) -> NDArray[np.intp]:
+        at = [self._rank.get(r, -1) for r in ids]
+        if -1 in at:
+            missing = ids[at.index(-1)]
+            raise InputError("stimulus", "a root the study's data entered", missing)
+        return np.asarray(at, np.intp)
+
+    def block(self, stimuli: Sequence[Stimulus]) -> EvidenceBlock:
+        """The roots of ``stimuli`` in order (all of them entered: the study's own values)."""
+        ids = tuple(s.id for s in stimuli)
+        v = self._values
+        if ids == v.root_ids:
+            return v
+        at = self._index(ids)
+        return EvidenceBlock(ids, v.m_lo[at], v.m_hi[at], v.h_lo[at], v.h_hi[at])
+
+    def judge(self, stimulus: Stimulus) -> RootEvidence:
+        i = int(self._index([stimulus.id])[0])
+        t = self._table
+        if self._rows is None:  # the rows of each root, found once
+            by_root = np.argsort(t.root_code, kind="stable")
+            cuts = np.searchsorted(t.root_code[by_root], np.arange(len(t.roots) + 1))
+            self._rows = {r: by_root[cuts[k] : cuts[k + 1]] for k, r in enumerate(t.roots)}
+        rows = self._rows.get(stimulus.id, np.zeros(0, np.intp))
+        cells: dict[tuple[str, int, int], Cell] = {}
+        human: list[Cell] = []
+        for kind in (_MODEL, _HUMAN):
+            sel = rows[t.rater_kind[rows] == kind]
+            lo, hi = self._policy.row_bounds(kind, t.choice[sel], t.p_treatment[sel])
+            for r, a, b in zip(sel.tolist(), lo.tolist(), hi.tolist(), strict=True):
+                value = a / 2.0 if a == b else None
+                if kind == _MODEL:
+                    key = (t.raters[t.rater_code[r]], int(t.order[r]), int(t.trial[r]))
+                    cells[key] = value
+                else:
+                    human.append(value)
+        human.extend([None] * max(0, self._humans - len(human)))
+        model = tuple(
+            tuple(cells.get((j, o, k)) for o in (0, 1) for k in range(self._trials))
+            for j in self._judges
+        )
+        v = self._values
+        bounds = (float(v.m_lo[i]), float(v.m_hi[i]), float(v.h_lo[i]), float(v.h_hi[i]))
+        return RootEvidence(
+            stimulus.id, self._judges, (ORDERS[0], ORDERS[1]), model, tuple(human), bounds
+        )
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from verdictpack._rng import stream
 from verdictpack.config._compiler import Construct
 from verdictpack.config._refusals import Loc, Refusals, governing_loc
 from verdictpack.core._tracks import TrackStream
-from verdictpack.evidence._source import EvidenceSource, RootEvidence
+from verdictpack.evidence._source import EvidenceSource, RootEvidence, stream_evidence
 from verdictpack.kinds._engine_model import ConfoundArm, EngineConfig
 from verdictpack.simulate._human import simulate_gate_pass_rate
 from verdictpack.simulate._judges import Panel, TruthScenario, judge_rates, make_scenario
@@ -80,20 +80,17 @@ def _sequential_run(
     """
     rows: list[dict[str, Any]] = []
     seen: list[RootEvidence] = []
-    for t in range(cap):
-        ev = source.judge(stimuli[t].stimulus)
+    for ev in stream_evidence(source, [g.stimulus for g in stimuli[:cap]], run, cap):
         seen.append(ev)
-        m, h = ev.model_value, ev.human_value
-        run.step(m, h, at_cap=t + 1 == cap)
         bounds = run.bounds("registered")
         above, below = run.model_log_e("registered", baseline_rate)
         row: dict[str, Any] = {
-            "root": t + 1,
+            "root": len(seen),
             "stimulus_id": ev.stimulus_id,
             "model_choices": {j: list(c) for j, c in zip(ev.judges, ev.model_choices, strict=True)},
             "human_choices": list(ev.human_choices),
-            "M": m,
-            "H": h,
+            "M": ev.model_value,
+            "H": ev.human_value,
             "model_bounds": list(bounds["model"] or ()),
             "human_bounds": list(bounds["human"] or ()),
             "diff_bounds": None if bounds["diff"] is None else list(bounds["diff"]),
@@ -104,8 +101,6 @@ def _sequential_run(
         }
         row["comparison_h_interval"] = list(run.interval("comparison"))
         rows.append(row)
-        if run.stopped:
-            break
     return rows, seen
 
 

@@ -22,10 +22,13 @@ One run, data flowing one way:
    verdict is INSTRUMENT_INVALID and no preference claim is evaluated. A study whose config says
    ``"reader_audit": "none"`` runs without one: ``audit`` is None, ``audit_status`` "not_run",
    ``instrument_valid`` None (not validated), the verdict from the tracks.
-6. **Sequential verdict**: the roots, in the registered order, through the registered, extension
-   and comparison tracks (:class:`~verdictpack.core._tracks.TrackTrace`; a live study's trace
-   streamed while it committed them, :class:`~verdictpack.core._tracks.TrackStream`, the same
-   numbers; a study whose instrument failed traces no root, for the tracks' levels). The
+6. **Sequential verdict**: the study's data as an evidence source
+   (:class:`~verdictpack.evidence._source.FileEvidence`, :func:`study_evidence`) fed, in the
+   registered order, to the registered, extension and comparison tracks as one block
+   (:func:`~verdictpack.evidence._source.feed_evidence` into a
+   :class:`~verdictpack.core._tracks.TrackStream`, as the engine feeds its source root by root);
+   a live study's trace was streamed while it committed the roots (the same numbers); a study
+   whose instrument failed traces no root, for the tracks' levels. The
    registered verdict is the first one reached (at the cap, or when the data run out:
    INCONCLUSIVE); the tracks then read on to the end of the data already paid for, which gives
    the interval over all of it.
@@ -67,12 +70,12 @@ from verdictpack.core._agreement import AuditDecision, AuditGate
 from verdictpack.core._estimates import reader_audit_from_readings
 from verdictpack.core._hinterval import Verdict
 from verdictpack.core._scales import phi
-from verdictpack.core._tracks import TRACKS, TrackResult, TrackTrace
+from verdictpack.core._tracks import TRACKS, TrackResult, TrackStream, TrackTrace
 from verdictpack.evidence._assemble import Coverage, Policy, RootValues, root_values
 from verdictpack.evidence._files import DataFile, StudyData, read_study
 from verdictpack.evidence._order import ORDER_DOMAIN, registered_order
 from verdictpack.evidence._readings import Readings
-from verdictpack.evidence._source import CommittedEvidence
+from verdictpack.evidence._source import CommittedEvidence, FileEvidence, feed_evidence
 from verdictpack.evidence._table import JudgmentTable
 from verdictpack.evidence._trail import EvidenceTrail
 from verdictpack.evidence.live._prompts import effective_prompt, prompt_record
@@ -96,6 +99,7 @@ __all__ = [
     "load_study",
     "prepare_study",
     "run_study",
+    "study_evidence",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -400,6 +404,21 @@ def _valued(
     return values, table.sorted_by(order), policy
 
 
+def study_evidence(config: StudyConfig, prep: StudyPrepared) -> FileEvidence:
+    """The study's data as an evidence source: the roots its files (and a live study's ledger)
+    entered, valued under its policy."""
+    files = [f"{f.path} ({f.format})" for f in prep.data.files if f.role in ("judgments", "live")]
+    return FileEvidence(
+        prep.values,
+        prep.table,
+        [j.name for j in config.panel.judges],
+        config.panel.trials,
+        prep.policy,
+        config.humans.judgments_per_root,
+        "study data: " + ", ".join(files),
+    )
+
+
 def _row_costs(
     table: JudgmentTable, config: StudyConfig, limit_rank: int, order: Sequence[str]
 ) -> tuple[dict[str, float], dict[str, int]]:
@@ -594,14 +613,12 @@ def run_study(
             },
         ):
             tracks = sequential.tracks(construct)
-            trace = trace or TrackTrace(
-                tracks,
-                values.m_lo,
-                values.h_lo,
-                sequential.cap_roots,
-                m_upper=values.m_hi,
-                h_upper=values.h_hi,
-            )
+            if trace is None:  # the files' evidence through the tracks, as one block
+                stream = TrackStream(tracks, sequential.cap_roots, (), ())
+                evidence = study_evidence(config, prep)
+                by_id = {s.id: s for s in prep.data.stimuli}
+                feed_evidence(evidence, [by_id[r] for r in values.root_ids], stream)
+                trace = stream.trace()
             if trace.bounded and n:
                 mid = TrackTrace(tracks, values.m, values.h, sequential.cap_roots)
                 widths = (
@@ -634,8 +651,7 @@ def run_study(
     to_go = None
     if valid is not False and reg.verdict == Verdict.INCONCLUSIVE.value:
         to_go = _continuation(config, values, report, construct, sequential, refusals)
-    files = [f"{f.path} ({f.format})" for f in prep.data.files if f.role in ("judgments", "live")]
-    description = "study data: " + ", ".join(files)
+    description = study_evidence(config, prep).description
     order_text = (
         f"keyed hash of each root id under the seed ({ORDER_DOMAIN})"
         if config.data.root_order is None

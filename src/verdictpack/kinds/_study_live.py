@@ -289,13 +289,14 @@ def run_live_study(
                 sequential.cap_roots,
                 *_supports(total_cells, scores),
             )
-            for k, c in enumerate(committed):
-                h_c = None if c["h_lo"] is None else (c["h_lo"], c["h_hi"])
-                tracks.step(
-                    (c["m_lo"], c["m_hi"]),
-                    h_c,
-                    at_cap=k + 1 == min(sequential.cap_roots, len(prep.order)),
-                )
+            nan = float("nan")  # the committed prefix into the tracks as one block
+            tracks.extend(
+                [c["m_lo"] for c in committed],
+                [c["m_hi"] for c in committed],
+                [nan if c["h_lo"] is None else c["h_lo"] for c in committed],
+                [nan if c["h_hi"] is None else c["h_hi"] for c in committed],
+                at_cap=len(committed) == min(sequential.cap_roots, len(prep.order)),
+            )
             policy = prep.policy
             by_id = {s.id: s for s in prep.data.stimuli}
             roots = [by_id[r] for r in prep.order]
