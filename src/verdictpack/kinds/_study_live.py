@@ -10,9 +10,9 @@
    count) -- is hashed; DIR's ledger holds one manifest
    (:class:`~verdictpack.evidence._live_folder.LiveFolder`). Budget, prices, concurrency, rate
    limits and timeouts are not in it: raising a budget or lowering a concurrency resumes it.
-3. The committed prefix in the ledger is replayed into the tracks
-   (:class:`~verdictpack.core._tracks.TrackStream`, the compiled kernel root by root); the live
-   run goes on from there (:func:`~verdictpack.evidence.live._runner.run_live`), each root
+3. The committed prefix in the ledger enters the tracks as one block
+   (:class:`~verdictpack.core._tracks.TrackStream`, the compiled kernel); the live run goes on
+   from there (:func:`~verdictpack.evidence.live._runner.run_live`), each root
    committed through the same tracks, and the result is built from the trace they streamed:
    the verdict the run stopped on is the one it reports, and no track runs twice.
 4. The outputs -- every file of a study, from the canonical table of file and live judgments of
