@@ -3,7 +3,8 @@
 Run from the repository root: python scripts/kappa_gate_table.py
 """
 
-import math, numpy as np
+import numpy as np
+
 from verdictpack._rng import stream
 from verdictpack.core._agreement import kappa_lower_bounds
 
@@ -29,7 +30,8 @@ def bounds(t, level=0.95):
 
 R = 20000
 print(
-    "| true kappa | n | marginals | coverage of the 95% bound | P(pass) bound gate 0.6 | P(pass) point-estimate gate 0.6 |"
+    "| true kappa | n | marginals | coverage of the 95% bound | P(pass) bound gate 0.6 "
+    "| P(pass) point-estimate gate 0.6 |"
 )
 print("|---|---|---|---|---|---|")
 for k, n, m in [
@@ -49,5 +51,6 @@ for k, n, m in [
     b, kh = bounds(tables(k, m, n, R, f"doc/{k}/{n}/{m}"))
     ok = ~np.isnan(b)
     print(
-        f"| {k} | {n} | {m} | {np.mean(b[ok] <= k):.4f} | {np.mean(b[ok] >= 0.6):.4f} | {np.mean(kh[ok] >= 0.6):.4f} |"
+        f"| {k} | {n} | {m} | {np.mean(b[ok] <= k):.4f} | {np.mean(b[ok] >= 0.6):.4f} "
+        f"| {np.mean(kh[ok] >= 0.6):.4f} |"
     )

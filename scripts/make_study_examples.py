@@ -27,7 +27,8 @@ one judge lacks its second presentation order on every 23rd root, every 19th hum
 invalid (a cancelled, discarded or rejected annotation in the tool formats) and the roots at
 every 4th place of the engine's order carry no human judgment at all (partial coverage by a
 rule fixed before the data, so the study declares no human count per root: the report states
-the human stream's missing-at-random assumption, which this rule makes true). The gates (:data:`GATES`) admit most pairs and refuse a few.
+the human stream's missing-at-random assumption, which this rule makes true). The gates
+(:data:`GATES`) admit most pairs and refuse a few.
 
 Deterministic: a second run rewrites byte-identical files (``--check`` verifies that the files on
 disk are what this script writes, without writing).
@@ -711,7 +712,12 @@ def example_files(ev: Evidence) -> dict[str, bytes]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    p.add_argument("--out", type=Path, default=HERE, help="the examples folder (default: the repository's examples/)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=HERE,
+        help="the examples folder (default: the repository's examples/)",
+    )
     p.add_argument("--check", action="store_true", help="compare with the files, write nothing")
     args = p.parse_args(argv)
     files = example_files(make_evidence())
