@@ -8,6 +8,7 @@ without a block of its own gives, judged root by root, the block its roots make.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -66,22 +67,17 @@ def test_each_root_s_cells_and_bounds_by_hand(tmp_path: Path) -> None:
 def test_the_cells_give_the_bounds_the_columns_hold(
     tmp_path: Path, humans_per_root: int | None
 ) -> None:
-    """Each unknown cell scored 0 and 1 gives the bounds the block hands over."""
+    """Each root's cells, without the bounds the file source states, give (every unknown
+    scored 0 and 1) the bounds the study's columns hold."""
     src = _source(tmp_path, humans_per_root)
     block = src.block([_stimulus(r) for r in ("r2", "r1")])
     for i, root in enumerate(block.root_ids):
         ev = src.judge(_stimulus(root))
-        cells = [v for c in ev.model_choices for v in c]
-        lo = sum(0.0 if v is None else v for v in cells) / len(cells)
-        hi = sum(1.0 if v is None else v for v in cells) / len(cells)
-        assert (lo, hi) == (block.m_lo[i], block.m_hi[i])
-        if ev.human_choices:
-            h = ev.human_choices
-            h_lo = sum(0.0 if v is None else v for v in h) / len(h)
-            h_hi = sum(1.0 if v is None else v for v in h) / len(h)
-            assert (h_lo, h_hi) == (block.h_lo[i], block.h_hi[i])
-        else:
-            assert np.isnan(block.h_lo[i]) and np.isnan(block.h_hi[i])
+        derived = replace(ev, bounds=None).value_bounds
+        want = tuple(float(c[i]) for c in block.columns)
+        np.testing.assert_array_equal(derived, want)
+        assert ev.value_bounds == ev.bounds
+        np.testing.assert_array_equal(ev.block().columns, [[v] for v in want])
 
 
 def test_a_root_the_data_did_not_enter_is_refused_by_name(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import copy
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import load_example
@@ -17,8 +18,15 @@ from verdictpack.config._compiler import load_source, parse_config
 from verdictpack.core._hinterval import classify
 from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import HTracker
+from verdictpack.core._tracks import TrackTrace
 from verdictpack.evidence import EvidenceSource, RootEvidence
-from verdictpack.kinds._engine import LAYER, plan_engine, run_engine, run_sequential
+from verdictpack.kinds._engine import (
+    LAYER,
+    _stream_checks,
+    plan_engine,
+    run_engine,
+    run_sequential,
+)
 from verdictpack.stimuli import Stimulus
 
 
@@ -121,3 +129,53 @@ def test_plan_and_run_without_the_proof(tmp_path: Path) -> None:
     )
     assert (tracks.registered.verdict, tracks.registered.roots_at_verdict) == (verdict, root)
     assert tracks.roots_run == root
+
+
+class UnknownCellSource:
+    """Two trials per order: treatment first (1, 0), null first (1, unknown); one human of two
+    gives no answer: each unknown is bounded both ways, never dropped."""
+
+    def __init__(self, judges: tuple[str, ...]) -> None:
+        self.judges = judges
+
+    @property
+    def description(self) -> str:
+        return "a source with unknown cells"
+
+    def judge(self, stimulus: Stimulus) -> RootEvidence:
+        return RootEvidence(
+            stimulus_id=stimulus.id,
+            judges=self.judges,
+            orders=("treatment-first", "null-first"),
+            model_choices=tuple((1, 0, 1, None) for _ in self.judges),
+            human_choices=(0, None),
+        )
+
+
+def test_unknown_cells_are_bounded_both_ways_in_the_engine(tmp_path: Path) -> None:
+    """M_i in [1/2, 3/4] and H_i in [0, 1/2] on every root: the registered track is the
+    TrackTrace of those bounds, and the rows and stream checks read the known cells by order."""
+    cfg, _, parsed = _config(tmp_path)
+    plan = plan_engine(parsed)
+    tracks = run_sequential(plan, UnknownCellSource(_judges(cfg)))
+    n = tracks.roots_run
+    assert n > 0
+    row = tracks.rows[0]
+    assert (row["M"], row["H"]) == (0.625, 0.25)  # the midpoints
+    settings = plan.sequential.tracks(plan.construct)
+    want = TrackTrace(
+        settings,
+        np.full(n, 0.5),
+        np.full(n, 0.0),
+        plan.effective_cap,
+        m_upper=np.full(n, 0.75),
+        h_upper=np.full(n, 0.5),
+    )
+    assert want.bounded
+    assert tracks.registered == want.at_stop("NO_VERDICT_WHEN_REGISTERED_STOPPED")["registered"]
+    last = tracks.rows[-1]
+    assert last["h_interval"] == [want.h_lo["registered"][-1], want.h_hi["registered"][-1]]
+    checks = _stream_checks(tracks.seen, 0.0, 0.0)
+    assert checks["treatment_first_rate"] == 0.5  # the first half of each judge's cells
+    assert checks["treatment_second_rate"] == 1.0  # the known cell of the second half
+    assert checks["model_mean_observed"] == 0.625

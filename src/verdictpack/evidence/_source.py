@@ -62,10 +62,11 @@ class RootEvidence:
     """Every judgment on one root event.
 
     ``model_choices`` holds each judge's cells (the first half in ``orders[0]``, the second in
-    ``orders[1]``: one each with one trial), ``human_choices`` the human judgments. Where a cell
-    is unknown, ``bounds`` states (M_lo, M_hi, H_lo, H_hi), each unknown scored 0 for the lower
-    value and 1 for the upper one (H NaN: no human stream value); without ``bounds`` every
-    answer is known and the values are the cells' means.
+    ``orders[1]``: one each with one trial), ``human_choices`` the human judgments. The tracks
+    read :attr:`value_bounds`: (M_lo, M_hi, H_lo, H_hi), each unknown cell scored 0 for the
+    lower value and 1 for the upper one (H NaN: no human stream value), derived from the cells
+    unless the source states them in ``bounds`` (a study's files state the values as its
+    columns computed them, to the last bit).
     """
 
     stimulus_id: str
@@ -76,22 +77,26 @@ class RootEvidence:
     bounds: tuple[float, float, float, float] | None = None
 
     @property
+    def value_bounds(self) -> tuple[float, float, float, float]:
+        """(M_lo, M_hi, H_lo, H_hi): ``bounds`` when the source states them, else from the cells,
+        each unknown scored 0 for the lower value and 1 for the upper one (H NaN: no human)."""
+        if self.bounds is not None:
+            return self.bounds
+        m_lo, m_hi = _ends([v for c in self.model_choices for v in c])
+        h_lo, h_hi = _ends(self.human_choices)
+        return m_lo, m_hi, h_lo, h_hi
+
+    @property
     def model_value(self) -> float:
         """M_i: the panel's mean preference over judges, orders and trials (unknowns at ½)."""
-        if self.bounds is not None:
-            return (self.bounds[0] + self.bounds[1]) / 2.0
-        cells = [float(v) for c in self.model_choices for v in c if v is not None]
-        return sum(cells) / len(cells)
+        m_lo, m_hi, _, _ = self.value_bounds
+        return (m_lo + m_hi) / 2.0
 
     @property
     def human_value(self) -> float | None:
         """H_i, or None when the root has no human stream value (unknowns at ½)."""
-        if self.bounds is not None:
-            h = (self.bounds[2] + self.bounds[3]) / 2.0
-            return None if math.isnan(h) else h
-        if not self.human_choices:
-            return None
-        return sum(float(v) for v in self.human_choices if v is not None) / len(self.human_choices)
+        _, _, h_lo, h_hi = self.value_bounds
+        return None if math.isnan(h_lo) else (h_lo + h_hi) / 2.0
 
     @property
     def model_touches(self) -> int:
@@ -104,14 +109,17 @@ class RootEvidence:
 
     def block(self) -> EvidenceBlock:
         """This root as the tracks read it."""
-        if self.bounds is not None:
-            m_lo, m_hi, h_lo, h_hi = self.bounds
-        else:
-            m_lo = m_hi = self.model_value
-            h = self.human_value
-            h_lo = h_hi = math.nan if h is None else h
-        col = [np.array([v], np.float64) for v in (m_lo, m_hi, h_lo, h_hi)]
+        col = [np.array([v], np.float64) for v in self.value_bounds]
         return EvidenceBlock((self.stimulus_id,), *col)
+
+
+def _ends(cells: Sequence[Cell]) -> tuple[float, float]:
+    """The mean of ``cells`` with every unknown at 0 and at 1 (NaN, NaN: no cell)."""
+    if not cells:
+        return math.nan, math.nan
+    known = sum(float(v) for v in cells if v is not None)
+    unknown = sum(1 for v in cells if v is None)
+    return known / len(cells), (known + unknown) / len(cells)
 
 
 @runtime_checkable

@@ -557,8 +557,10 @@ def _stream_checks(seen: Sequence[RootEvidence], mu_m: float, mu_h: float) -> di
         return {"roots": 0}
     m = np.array([ev.model_value for ev in seen])
     h = np.array([ev.human_value for ev in seen if ev.human_value is not None])
-    first = np.array([c[0] for ev in seen for c in ev.model_choices], dtype=float)
-    second = np.array([c[1] for ev in seen for c in ev.model_choices], dtype=float)
+    # each judge's cells: the first half in the first order, the second half in the other
+    cells = [(c[: len(c) // 2], c[len(c) // 2 :]) for ev in seen for c in ev.model_choices]
+    first = np.array([v for a, _ in cells for v in a if v is not None], dtype=float)
+    second = np.array([v for _, b in cells for v in b if v is not None], dtype=float)
     return {
         "roots": len(seen),
         "complete_pairs": int(h.size),
@@ -568,8 +570,8 @@ def _stream_checks(seen: Sequence[RootEvidence], mu_m: float, mu_h: float) -> di
         "model_mean_simulated_truth": mu_m,
         "human_mean_observed": float(h.mean()) if h.size else None,
         "human_mean_simulated_truth": mu_h,
-        "treatment_first_rate": float(first.mean()),
-        "treatment_second_rate": float(second.mean()),
+        "treatment_first_rate": float(first.mean()) if first.size else None,
+        "treatment_second_rate": float(second.mean()) if second.size else None,
     }
 
 
