@@ -171,3 +171,13 @@ def test_a_block_that_is_not_a_block_is_refused() -> None:
 
     with pytest.raises(InputError, match="EvidenceBlock"):
         evidence_block(Wrong(), [_stimulus("x")])
+
+
+def test_no_stimulus_is_an_empty_block_and_feeds_no_root(tmp_path: Path) -> None:
+    src = _source(tmp_path)
+    for source in (src, _RootByRoot(src)):
+        block = evidence_block(source, [])
+        assert block.root_ids == () and all(c.size == 0 for c in block.columns)
+        tracks = TrackStream(SETTINGS, 10, (), ())
+        feed_evidence(_RootByRoot(src), [], tracks)
+        assert tracks.roots == 0 and tracks.trace().n == 0

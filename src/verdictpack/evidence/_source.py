@@ -48,7 +48,6 @@ __all__ = [
 ]
 
 _MODEL, _HUMAN = RATER_KINDS.index("model"), RATER_KINDS.index("human")
-_COLUMNS = ("m_lo", "m_hi", "h_lo", "h_hi")
 
 
 Cell = float | None
@@ -146,9 +145,8 @@ def evidence_block(source: EvidenceSource, stimuli: Sequence[Stimulus]) -> Evide
         if not isinstance(out, EvidenceBlock):
             raise InputError("source.block", "an EvidenceBlock", type(out).__name__)
         return out
-    roots = [source.judge(s).block() for s in stimuli]
-    cols = (np.concatenate([getattr(b, c) for b in roots]) for c in _COLUMNS)
-    return EvidenceBlock(tuple(s.id for s in stimuli), *cols)
+    rows = np.array([source.judge(s).value_bounds for s in stimuli], np.float64).reshape(-1, 4)
+    return EvidenceBlock(tuple(s.id for s in stimuli), *(np.ascontiguousarray(c) for c in rows.T))
 
 
 def stream_evidence(

@@ -596,6 +596,7 @@ def run_study(
     if tick is not None:
         tick(1, 3)
     values = prep.values
+    evidence = study_evidence(config, prep)
     audit = prep.audit
     n = len(values.root_ids)
     widths: tuple[float, float] | None = None
@@ -615,7 +616,6 @@ def run_study(
             tracks = sequential.tracks(construct)
             if trace is None:  # the files' evidence through the tracks, as one block
                 stream = TrackStream(tracks, sequential.cap_roots, (), ())
-                evidence = study_evidence(config, prep)
                 by_id = {s.id: s for s in prep.data.stimuli}
                 feed_evidence(evidence, [by_id[r] for r in values.root_ids], stream)
                 trace = stream.trace()
@@ -651,7 +651,7 @@ def run_study(
     to_go = None
     if valid is not False and reg.verdict == Verdict.INCONCLUSIVE.value:
         to_go = _continuation(config, values, report, construct, sequential, refusals)
-    description = study_evidence(config, prep).description
+    description = evidence.description
     order_text = (
         f"keyed hash of each root id under the seed ({ORDER_DOMAIN})"
         if config.data.root_order is None
