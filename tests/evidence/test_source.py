@@ -77,7 +77,6 @@ def test_the_cells_give_the_bounds_the_columns_hold(
         want = tuple(float(c[i]) for c in block.columns)
         np.testing.assert_array_equal(derived, want)
         assert ev.value_bounds == ev.bounds
-        np.testing.assert_array_equal(ev.block().columns, [[v] for v in want])
 
 
 def test_a_root_the_data_did_not_enter_is_refused_by_name(tmp_path: Path) -> None:

@@ -232,9 +232,8 @@ class _PlugBank(_Bank):
             raise InputError("old", "a plug-in bank", type(old).__name__)
         for name in ("b", "t", "h", "searches", "last", "_sum", "_dev", "_kp", "_ks", "_wg", "_gg"):
             getattr(self, name)[...] = getattr(old, name)
+        self._adopt_counts(old, maps)
         for j, at in enumerate(maps):
-            self.counts[j][:] = 0.0
-            self.counts[j][at] = old.counts[j]
             self._xi[j] = at[old._xi[j]].astype(np.int32)
             self._bet[j] = old._bet[j].copy()
 

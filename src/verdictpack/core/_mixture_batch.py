@@ -161,12 +161,16 @@ class _Bank:
         numbers to come are the ones ``old`` would give."""
         lay, olay = self.lay, old.lay
         self.state[:, : lay["counts"]] = old.state[:, : olay["counts"]]
-        for j, at in enumerate(maps):
-            self.counts[j][:] = 0.0
-            self.counts[j][at] = old.counts[j]
+        self._adopt_counts(old, maps)
         self.h[:] = old.h
         self.last[:] = old.last
         self.searches[:] = old.searches
+
+    def _adopt_counts(self, old: _Bank, maps: Sequence[IntArray]) -> None:
+        """The counts per support value of ``old``, each value at its place in this bank's."""
+        for j, at in enumerate(maps):
+            self.counts[j][:] = 0.0
+            self.counts[j][at] = old.counts[j]
 
     def moved(self, j: int) -> BoolArray:
         """Replicates whose stream-j bounds were searched in the last step."""

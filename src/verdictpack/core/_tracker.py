@@ -100,6 +100,7 @@ class _TrackerSettings(Generic[_CS]):
     _alpha: float
     _threshold: float
     _spec: MixtureSpec
+    _hybrid_alphas: Sequence[float] | None
     _bets: Bets
     _horizon: int | None
     _error_per_side: float
@@ -121,6 +122,7 @@ class _TrackerSettings(Generic[_CS]):
         self._alpha = _check_alpha(alpha)
         self._threshold = _check_threshold(threshold)
         self._spec = _resolve_spec(spec)
+        self._hybrid_alphas = hybrid_alphas
         a_mh, a_d = _stream_alphas(self._construction, self._alpha, hybrid_alphas)
         self._error_per_side = 2 * a_mh if a_d is None else 4 * a_mh + a_d
         return a_mh, a_d
@@ -314,7 +316,6 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         horizon: int | None = None,
     ) -> None:
         self._r = _check_replicates(n_replicates)
-        self._settings = (construction, alpha, spec, threshold, hybrid_alphas, bets, horizon)
         a_mh, a_d = self._configure(
             construction, alpha, spec, threshold, hybrid_alphas, bets, horizon
         )
@@ -478,18 +479,17 @@ class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):
         """The same trackers over wider supports (each holding every value of this one's), in
         the state this one is in: the numbers to come are the ones this one would give (the
         state is indexed by value only through counts and history, re-indexed)."""
-        con, alpha, spec, thr, hybrid, bets, horizon = self._settings
         new = BatchHTracker(
             self._r,
-            con,
-            alpha,
-            spec,
-            thr,
+            self._construction,
+            self._alpha,
+            self._spec,
+            self._threshold,
             model_support,
             human_support,
-            hybrid_alphas=hybrid,
-            bets=bets,
-            horizon=horizon,
+            hybrid_alphas=self._hybrid_alphas,
+            bets=self._bets,
+            horizon=self._horizon,
         )
         maps = []
         for j, (narrow, wide) in enumerate(

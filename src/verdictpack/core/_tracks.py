@@ -486,10 +486,7 @@ class TrackStream:
         def h_index(v: NDArray[np.float64]) -> NDArray[np.int64]:
             return np.where(present, np.searchsorted(hs, np.where(present, v, 0.0)), 0)
 
-        feeds = (
-            (np.searchsorted(ms, ml), h_index(hh)),  # the lower-end feed
-            (np.searchsorted(ms, mh), h_index(hl)),  # the upper-end feed
-        )
+        feed_lo = (np.searchsorted(ms, ml), h_index(hh))  # the lower-end feed
         wide = np.flatnonzero((ml != mh) | (present & (hl != hh)))
         start = 0 if self._bounded else (int(wide[0]) if wide.size else n)
         if start < n and not self._bounded:  # the upper-end kernels start as copies
@@ -497,16 +494,17 @@ class TrackStream:
                 self._high[name] = self._low[name].widened(ms, hs)
                 self._rows[name][1].extend(self._rows[name][0].head(self._rows[name][0].n))
             self._bounded = True
+        feed_hi = (np.searchsorted(ms, mh), h_index(hl)) if self._high else None  # upper-end
         self._values.extend(np.column_stack(cols))
         first = self.roots
         self.roots += n
         for name in TRACKS:
             w = self._width[name]
-            low = _rows_of(self._low[name].trace(*feeds[0], present))
+            low = _rows_of(self._low[name].trace(*feed_lo, present))
             self._rows[name][0].extend(low)
             high = None
-            if name in self._high:
-                high = _rows_of(self._high[name].trace(*feeds[1], present))
+            if feed_hi is not None:
+                high = _rows_of(self._high[name].trace(*feed_hi, present))
                 self._rows[name][1].extend(high)
             lo, hi = low[:, w].copy(), low[:, w + 1].copy()
             if high is not None and start < n:

@@ -19,6 +19,7 @@ unknown answer is stated (a None cell, and the bounds it leaves), never dropped.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -75,7 +76,7 @@ class RootEvidence:
     human_choices: tuple[Cell, ...]
     bounds: tuple[float, float, float, float] | None = None
 
-    @property
+    @functools.cached_property
     def value_bounds(self) -> tuple[float, float, float, float]:
         """(M_lo, M_hi, H_lo, H_hi): ``bounds`` when the source states them, else from the cells,
         each unknown scored 0 for the lower value and 1 for the upper one (H NaN: no human)."""
@@ -105,11 +106,6 @@ class RootEvidence:
     @property
     def human_touches(self) -> int:
         return len(self.human_choices)
-
-    def block(self) -> EvidenceBlock:
-        """This root as the tracks read it."""
-        col = [np.array([v], np.float64) for v in self.value_bounds]
-        return EvidenceBlock((self.stimulus_id,), *col)
 
 
 def _ends(cells: Sequence[Cell]) -> tuple[float, float]:
@@ -158,7 +154,8 @@ def stream_evidence(
     last = min(cap, len(stimuli))
     for t, stimulus in enumerate(stimuli[:last]):
         ev = source.judge(stimulus)
-        tracks.extend(*ev.block().columns, at_cap=t + 1 == last)
+        m_lo, m_hi, h_lo, h_hi = ev.value_bounds
+        tracks.extend([m_lo], [m_hi], [h_lo], [h_hi], at_cap=t + 1 == last)
         yield ev
         if tracks.stopped:
             return
