@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from verdictpack.core._estimates import position_bias, rater_rates
+from verdictpack.core._estimates import estimate_panel
 
 RATE, BIAS, TRIALS, REPS = 0.7, 0.08, 5, 1000
 
@@ -51,8 +51,8 @@ def main() -> None:
         deff = []
         for k in range(REPS):
             value = x[k].reshape(-1)
-            (r,) = rater_rates(root, rater, order, value, trial=trial)
-            (b,) = position_bias(root, rater, order, value, trial=trial)
+            est = estimate_panel(root, rater, order, value, names=["judge"], trial=trial)
+            (r,), (b,) = est.rates, est.position_biases
             assert r.ci_low is not None and r.ci_high is not None
             assert b.ci_low is not None and b.ci_high is not None
             deff.append(r.design_effect)

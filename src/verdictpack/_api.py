@@ -23,10 +23,8 @@ import csv
 import io
 import json
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +63,10 @@ class Result:
 
     def files(self) -> dict[str, str]:
         """Every output file's text, by name, as the command line writes them."""
-        from verdictpack.config._provenance import render_provenance
+        from verdictpack._cli import with_provenance
         from verdictpack.render import render
 
-        out = dict(render(self.result))
-        out["provenance.json"] = render_provenance(self.result.provenance, self._wall)
-        return out
+        return with_provenance(self.result, render(self.result), self._wall)
 
     def to_json(self) -> str:
         """results.json's text."""
@@ -184,8 +180,7 @@ def run(
     :class:`~verdictpack.ConfigError` (every defect, by JSON path) or
     :class:`~verdictpack.UsageError`, as the command line reports them. ``frames``: a study's
     table judgment files as DataFrames, by the path its config names (module docstring)."""
-    from verdictpack._cli import _parsed, load_layer
-    from verdictpack._memory import gc_paused
+    from verdictpack._cli import _parsed, load_layer, timed
     from verdictpack.evidence._files import FRAMES
     from verdictpack.kinds._base import RunOptions
 
@@ -202,18 +197,10 @@ def run(
                 "its folder; run it from the command line: verdictpack CONFIG --out DIR"
             )
     given = _frames(frames or {}, kind, parsed)
-    started = datetime.now(UTC)
-    t0 = time.perf_counter()
     token = FRAMES.set(given)
     try:
-        with gc_paused():
-            result = layer.run(parsed, source, RunOptions(workers=workers))
+        result, wall = timed(lambda: layer.run(parsed, source, RunOptions(workers=workers)))
     finally:
         FRAMES.reset(token)
-    wall = {
-        "started_utc": started.isoformat(timespec="seconds"),
-        "elapsed_seconds": round(time.perf_counter() - t0, 3),
-        "workers": workers,
-        "executor": "local",
-    }
+    wall.update(workers=workers, executor="local")
     return Result(kind=kind, config=str(source.display), result=result, _wall=wall)

@@ -17,6 +17,7 @@ nothing written); 1 unexpected failure (a bug: one line on stderr, no traceback 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import json
@@ -27,10 +28,10 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, TypeVar
 
 from verdictpack._errors import ConfigError, Defect, OutputError, UsageError, VerdictpackError
 from verdictpack._memory import gc_paused
@@ -266,6 +267,28 @@ def run_config(
             line.close()
 
 
+_T = TypeVar("_T")
+
+
+def timed(run: Callable[[], _T], *, pause_gc: bool = True) -> tuple[_T, dict[str, Any]]:
+    """``run()`` and the start of provenance.json's wall clock of it (``started_utc``,
+    ``elapsed_seconds``); garbage collection is paused over it (a batch run: no collections over
+    its heap, verdictpack._memory) unless ``pause_gc`` is False."""
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    with gc_paused() if pause_gc else contextlib.nullcontext():
+        value = run()
+    elapsed = round(time.perf_counter() - t0, 3)
+    return value, {"started_utc": started.isoformat(timespec="seconds"), "elapsed_seconds": elapsed}
+
+
+def with_provenance(result: Any, files: Mapping[str, str], wall: dict[str, Any]) -> dict[str, str]:
+    """A result's rendered ``files`` and its provenance.json, with the run's ``wall`` clock."""
+    from verdictpack.config._provenance import render_provenance
+
+    return {**files, "provenance.json": render_provenance(result.provenance, wall)}
+
+
 def _run(
     config: str,
     out: str | None,
@@ -276,7 +299,6 @@ def _run(
     progress: Any,
 ) -> dict[str, str]:
     from verdictpack._output import claim_output
-    from verdictpack.config._provenance import render_provenance
     from verdictpack.kinds._base import RunOptions
     from verdictpack.render import render
 
@@ -294,22 +316,17 @@ def _run(
     # the output folder is checked and locked before any computation (a refused one costs
     # nothing) and checked again just before the new folder moves into place
     with claim_output(out, config=config, force=force) as claim:
-        started = datetime.now(UTC)
-        t0 = time.perf_counter()
-        with gc_paused():  # a batch run: no collections over its heap (verdictpack._memory)
+
+        def run_and_render() -> tuple[Any, Mapping[str, str]]:
             result = load_layer(kind).run(parsed, source, options)
-            files = dict(render(result))
-        elapsed = time.perf_counter() - t0
-        wall = {
-            "started_utc": started.isoformat(timespec="seconds"),
-            "elapsed_seconds": round(elapsed, 3),
-            "workers": workers,
-            "executor": executor,
-        }
-        runs = getattr(result, "sequential_runs", None)
+            return result, render(result)
+
+        (result, rendered), wall = timed(run_and_render)
+        wall.update(workers=workers, executor=executor)
+        runs, elapsed = getattr(result, "sequential_runs", None), wall["elapsed_seconds"]
         if runs and elapsed > 0:
             wall["runs_per_second"] = round(runs / elapsed, 1)
-        files["provenance.json"] = render_provenance(result.provenance, wall)
+        files = with_provenance(result, rendered, wall)
         claim.write(files)
     return files
 
@@ -326,23 +343,18 @@ def _run_live(
             "judgments, so an interrupted study resumes where it stopped"
         )
     from verdictpack._output import REPORT_FOLDER, claim_output
-    from verdictpack.config._provenance import render_provenance
     from verdictpack.render import render
 
-    started = datetime.now(UTC)
-    t0 = time.perf_counter()
-    try:
-        result, outcome = run_live_study(parsed, source, out, options, force=force)  # type: ignore[arg-type]
-    except OSError as exc:
-        raise _unwritable(out, exc) from None
-    files = dict(render(result))
-    wall = {
-        "started_utc": started.isoformat(timespec="seconds"),
-        "elapsed_seconds": round(time.perf_counter() - t0, 3),
-        "calls_sent": outcome.sent,
-        "answers_from_ledger": outcome.cached,
-    }
-    files["provenance.json"] = render_provenance(result.provenance, wall)
+    def run_and_render() -> tuple[Any, Any, Mapping[str, str]]:
+        try:
+            result, outcome = run_live_study(parsed, source, out, options, force=force)  # type: ignore[arg-type]
+        except OSError as exc:
+            raise _unwritable(out, exc) from None
+        return result, outcome, render(result)
+
+    (result, outcome, rendered), wall = timed(run_and_render, pause_gc=False)
+    wall.update(calls_sent=outcome.sent, answers_from_ledger=outcome.cached)
+    files = with_provenance(result, rendered, wall)
     report = os.path.join(out, REPORT_FOLDER)
     try:
         with claim_output(report, config=str(source.display), force=True) as claim:  # type: ignore[attr-defined]
@@ -405,13 +417,19 @@ def _plan(config: str, sheets: str | None) -> int:
     return 0
 
 
+def _one_argument(argv: Sequence[str], command: str, what: str) -> str:
+    """The one argument of ``command`` (not an option), else UsageError saying ``what`` it is."""
+    if len(argv) != 1 or argv[0].startswith("-"):
+        got = " ".join(argv) if argv else "(nothing)"
+        raise UsageError(f"verdictpack {command}: expected {what}; received {got}")
+    return argv[0]
+
+
 def _status(argv: Sequence[str]) -> int:
     from verdictpack.kinds._study_status import status_lines
 
-    if len(argv) != 1 or argv[0].startswith("-"):
-        got = " ".join(argv) if argv else "(nothing)"
-        raise UsageError(f"verdictpack status: expected one live study folder; received {got}")
-    sys.stdout.write("\n".join(status_lines(argv[0])) + "\n")
+    folder = _one_argument(argv, "status", "one live study folder")
+    sys.stdout.write("\n".join(status_lines(folder)) + "\n")
     return 0
 
 
@@ -463,11 +481,7 @@ def _schema(argv: Sequence[str]) -> int:
 
 def _validate(argv: Sequence[str]) -> int:
     """Check a config and (for a study) every data file it names; write nothing."""
-
-    if len(argv) != 1 or argv[0].startswith("-"):
-        got = " ".join(argv) if argv else "(nothing)"
-        raise UsageError(f"verdictpack validate: expected one config file; received {got}")
-    source, kind, parsed = _parsed(argv[0])
+    source, kind, parsed = _parsed(_one_argument(argv, "validate", "one config file"))
     if kind != "study":
         sys.stdout.write(f"{source.display}: a valid {kind} config (no data files to check).\n")
         return 0
@@ -512,12 +526,11 @@ def _dispatch(argv: Sequence[str]) -> int:
     if argv and argv[0] in ("--version", "-V"):
         sys.stdout.write(f"verdictpack {_version()}\n")
         return 0
-    if argv and argv[0] == "schema":
-        return _schema(argv[1:])
-    if argv and argv[0] == "validate":
-        return _validate(argv[1:])
-    if argv and argv[0] == "status":
-        return _status(argv[1:])
+    command = {"schema": _schema, "validate": _validate, "status": _status}.get(
+        argv[0] if argv else ""
+    )
+    if command is not None:
+        return command(argv[1:])
     if argv and argv[0] in ("audit", "seal-test", "reproduce"):
         module = importlib.import_module(
             {

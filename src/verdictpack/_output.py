@@ -83,7 +83,6 @@ __all__ = [
     "OutputClaim",
     "check_output_path",
     "claim_output",
-    "lock_path",
     "marker_bytes",
     "marker_difference",
     "read_marker",
@@ -462,12 +461,6 @@ def check_output_path(
     if reason is not None:
         raise _refusal(label, given, reason, None if is_link else path)
     return path
-
-
-def lock_path(out: str | Path) -> Path:
-    """The lock file of an output folder: ``.<name>.verdictpack.lock`` beside it."""
-    path, _ = _resolve(out)
-    return path.parent / f".{path.name}.verdictpack.lock"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ import yaml
 from conftest import EXAMPLES, load_example
 from verdictpack._cli import load_layer, main
 from verdictpack._errors import ConfigError
-from verdictpack.config._compiler import decode_config, load_source, parse_config
+from verdictpack.config._compiler import load_source, parse_config
+from verdictpack.config._loader import decode_config_at
 
 SHAPE = re.compile(r"^(?P<file>.+?): (?P<path>\$\S*): received (?P<received>.+?); expected .+$")
 KINDS_OF_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.json"))
@@ -32,7 +33,7 @@ def _yaml_text(data: object) -> str:
 def _refused(text: str, name: str = "c.yaml") -> list[tuple[str, str, str]]:
     """(path, received, expected) of every defect the decoder finds in ``text``."""
     with pytest.raises(ConfigError) as err:
-        decode_config(text.encode("utf-8"), name)
+        decode_config_at(text.encode("utf-8"), name)
     out = []
     for d in err.value.defects:
         m = SHAPE.match(d.message())
@@ -98,7 +99,7 @@ def test_plain_scalars_read_where_yaml_1_1_and_1_2_agree() -> None:
         "a: 12\nb: -3\nc: 0.25\nd: 1.0e-4\ne: -0.0\nf: true\ng: False\nh: null\ni: ~\nj:\n"
         "k: plain text\nl: '010'\nm: \"yes\"\no: |\n  block\n"
     )
-    value = decode_config(text.encode(), "c.yaml")
+    value, _ = decode_config_at(text.encode(), "c.yaml")
     assert value == {
         "a": 12,
         "b": -3,
@@ -133,9 +134,9 @@ def test_repeated_keys_are_refused_at_any_depth_naming_both_lines() -> None:
 
 def test_the_duplicate_key_message_is_the_json_one() -> None:
     with pytest.raises(ConfigError) as j:
-        decode_config(b'{\n"a": 1,\n"a": 2}', "c.json")
+        decode_config_at(b'{\n"a": 1,\n"a": 2}', "c.json")
     with pytest.raises(ConfigError) as y:
-        decode_config(b"# a comment\na: 1\na: 2\n", "c.yaml")
+        decode_config_at(b"# a comment\na: 1\na: 2\n", "c.yaml")
     (dj,), (dy,) = j.value.defects, y.value.defects
     assert (dj.path, dj.received) == (dy.path, dy.received) == ("$.a", "a")
     assert dj.expected == dy.expected
@@ -201,7 +202,7 @@ def test_a_second_document_syntax_errors_and_depth_are_refused() -> None:
     (d,) = _refused("a: " + "[" * 70 + "]" * 70 + "\n")
     assert d[1] == "a nesting deeper than 64 levels" and "at most 64 levels" in d[2]
     with pytest.raises(ConfigError) as err:
-        decode_config(b"a: \xff\n", "c.yaml")
+        decode_config_at(b"a: \xff\n", "c.yaml")
     assert "UTF-8 encoded YAML" in err.value.defects[0].expected
 
 

@@ -12,10 +12,39 @@ import pytest
 
 from verdictpack._errors import InputError
 from verdictpack._rng import stream
-from verdictpack.core._adaptive import BlendCS, PlugInCS, log_capital, make_cs, plugin_bets
+from verdictpack.core._adaptive import BET_CAP, BlendCS, PlugInCS, make_cs
 from verdictpack.core._mixture import MixtureCS, MixtureSpec
 
 R, T = 3000, 400
+
+
+def plugin_bets(xs: np.ndarray, alpha: float, horizon: int | None = None) -> np.ndarray:
+    """The predictable plug-in bets λ̇ of streams ``xs`` (shape (..., t), values in [0, 1]),
+    before truncation: bet i uses only the values before it (core._adaptive's docstring); with a
+    ``horizon`` N the bets tuned to it (i·log(1 + i) replaced by N). The oracle of these tests."""
+    x = np.asarray(xs, dtype=np.float64)
+    t = x.shape[-1]
+    i = np.arange(1, t + 1, dtype=np.float64)
+    mu = (0.5 + np.cumsum(x, axis=-1)) / (i + 1.0)
+    # σ̂²_{i-1}: the variance estimate before root i (1/4 before any root)
+    dev = np.cumsum((x - mu) ** 2, axis=-1)
+    var_before = np.concatenate(
+        [np.full((*x.shape[:-1], 1), 0.25), ((0.25 + dev) / (i + 1.0))[..., :-1]], axis=-1
+    )
+    scale = i * np.log1p(i) if horizon is None else float(horizon)
+    out: np.ndarray = np.sqrt(2.0 * math.log(1.0 / alpha) / (var_before * scale))
+    return out
+
+
+def log_capital(
+    xs: np.ndarray, bets: np.ndarray, m: float, sign: float, cap: float = BET_CAP
+) -> np.ndarray:
+    """log K⁺_t(m) (``sign`` +1) or log K⁻_t(m) (−1) after each root: the running sums of the
+    truncated bets' log factors (core._adaptive's docstring). The oracle of these tests."""
+    room = m if sign > 0 else 1.0 - m  # how far X may fall against the bet
+    lam = np.minimum(bets, cap / room) if room > 0 else bets
+    out: np.ndarray = np.cumsum(np.log1p(sign * lam * (xs - m)), axis=-1)
+    return out
 
 
 def _ever_rejected(
@@ -92,6 +121,14 @@ def test_the_bets_are_predictable_and_capped() -> None:
     for m in (1e-9, 0.3, 1 - 1e-9):
         assert np.isfinite(log_capital(x, lam * 1e6, m, 1.0)).all()
         assert np.isfinite(log_capital(x, lam * 1e6, m, -1.0)).all()
+    # the class bets exactly these (the oracle is the formula PlugInCS runs)
+    for row in (x[0], changed[0]):
+        cs = PlugInCS(0.05)
+        cs.extend(row.tolist())
+        np.testing.assert_allclose(cs._lam, plugin_bets(row, 0.05), rtol=1e-12)
+        assert all(
+            np.isfinite([cs.log_e_upper(m), cs.log_e_lower(m)]).all() for m in (1e-9, 1 - 1e-9)
+        )
 
 
 @pytest.mark.parametrize("horizon", [None, 300])
@@ -168,7 +205,7 @@ def test_the_horizon_bets_are_narrowest_near_their_horizon(n: int) -> None:
     [
         (lambda: PlugInCS(0.05, horizon=0), "horizon"),
         (lambda: PlugInCS(0.05, horizon=True), "horizon"),
-        (lambda: plugin_bets(np.zeros((2, 3)), 0.05, 2.5), "horizon"),  # type: ignore[arg-type]
+        (lambda: PlugInCS(0.05, horizon=2.5), "horizon"),  # type: ignore[arg-type]
         (lambda: make_cs("horizon", 0.05), "horizon"),
         (lambda: PlugInCS(0.0), "alpha"),
         (lambda: PlugInCS(0.5), "alpha"),
@@ -176,7 +213,7 @@ def test_the_horizon_bets_are_narrowest_near_their_horizon(n: int) -> None:
         (lambda: PlugInCS(0.05, cap=0.0), "cap"),
         (lambda: PlugInCS(0.05).update(1.5), "x"),
         (lambda: PlugInCS(0.05).log_e_upper(-0.1), "m"),
-        (lambda: plugin_bets(np.zeros((2, 3)), float("nan")), "alpha"),
+        (lambda: PlugInCS(float("nan")), "alpha"),
     ],
 )
 def test_bad_arguments_are_refused_by_name(call: object, name: str) -> None:

@@ -11,13 +11,10 @@ from scipy import stats
 from verdictpack._errors import InputError
 from verdictpack.core._agreement import cohens_kappa
 from verdictpack.core._estimates import (
+    PanelEstimates,
     bivariate_normal_cdf,
     clustered_rate,
     estimate_panel,
-    latent_correlation,
-    pairwise_kappa,
-    position_bias,
-    rater_rates,
     reader_audit_from_readings,
 )
 from verdictpack.simulate._draw import (
@@ -37,6 +34,21 @@ def _long(model: np.ndarray) -> tuple[np.ndarray, ...]:
     rater = np.tile(np.repeat(np.arange(j), 2), n)
     order = np.tile([0, 1], n * j)
     return root, rater, order, model.reshape(-1).astype(float)
+
+
+def _est(
+    root: object,
+    rater: object,
+    order: object,
+    value: object,
+    *,
+    trial: object = None,
+    n_raters: int | None = None,
+) -> PanelEstimates:
+    """estimate_panel on raters 0 .. n_raters − 1 (default: the largest rater index + 1)."""
+    count = int(np.max(np.asarray(rater))) + 1 if n_raters is None else n_raters
+    names = [f"r{i}" for i in range(count)]
+    return estimate_panel(root, rater, order, value, names=names, trial=trial)
 
 
 def _panel(rho: float, biases: tuple[float, ...] = (0.0, 0.0, 0.0)) -> Panel:
@@ -62,7 +74,7 @@ def test_rate_interval_is_wilson_on_the_root_clustered_effective_count() -> None
     # 4 roots with unequal cells; per-root sums S_i, cells n_i
     root = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2, 3])
     value = np.array([1, 1, 0, 0, 0, 1, 1, 1, 0.5, 1], dtype=float)
-    (r,) = rater_rates(root, np.zeros(10, int), np.zeros(10, int), value, trial=np.arange(10))
+    (r,) = _est(root, np.zeros(10, int), np.zeros(10, int), value, trial=np.arange(10)).rates
     m = value.mean()
     s = np.array([2.0, 0.0, 3.5, 1.0])
     n_i = np.array([3, 2, 4, 1])
@@ -81,13 +93,13 @@ def test_duplicating_every_judgment_within_its_root_adds_no_information() -> Non
     out = []
     for k in (1, 5):
         root = np.repeat(np.arange(25), k)
-        (r,) = rater_rates(
+        (r,) = _est(
             root,
             np.zeros(root.size, int),
             np.zeros(root.size, int),
             np.repeat(base, k),
             trial=np.tile(np.arange(k), 25),
-        )
+        ).rates
         out.append(r)
     one, five = out
     assert five.ci_low == pytest.approx(one.ci_low) and five.ci_high == pytest.approx(one.ci_high)
@@ -109,14 +121,14 @@ def test_degenerate_root_means_fall_back_without_a_zero_width_interval(
     root = np.repeat(np.arange(n_roots), 4)
     order = np.tile([0, 0, 1, 1], n_roots)
     trial = np.tile([0, 1, 0, 1], n_roots)
-    (r,) = rater_rates(root, np.zeros(root.size, int), order, np.tile(value, n_roots), trial=trial)
+    (r,) = _est(root, np.zeros(root.size, int), order, np.tile(value, n_roots), trial=trial).rates
     assert r.ci_basis == basis
     assert r.ci_low is not None and r.ci_high is not None and r.rate is not None
     assert r.ci_low <= r.rate <= r.ci_high and r.ci_high - r.ci_low > 0.1
     if basis == "wilson_on_roots_no_variation":  # full within-root correlation assumed
         assert r.effective_n == n_roots and r.ci_high == 1.0
         assert r.ci_low == pytest.approx(_wilson_t(1.0, 3, 3)[0])
-    (one,) = rater_rates([0, 0], [0, 0], [0, 1], [1.0, 0.0])
+    (one,) = _est([0, 0], [0, 0], [0, 1], [1.0, 0.0]).rates
     assert one.ci_basis == "wilson_single_root" and one.effective_n == 1.0
     assert one.ci_low is not None and one.ci_high is not None and one.ci_high - one.ci_low > 0.5
 
@@ -127,7 +139,7 @@ def test_rate_interval_coverage_with_ties_is_nominal() -> None:
     probs = np.array([0.3, 0.3, 0.4])  # values 0, 0.5, 1 -> mean 0.55
     for _ in range(reps):
         value = rng.choice([0.0, 0.5, 1.0], size=n, p=probs)
-        (r,) = rater_rates(np.arange(n), np.zeros(n, int), np.zeros(n, int), value)
+        (r,) = _est(np.arange(n), np.zeros(n, int), np.zeros(n, int), value).rates
         assert r.ci_low is not None and r.ci_high is not None
         hits += r.ci_low <= 0.55 <= r.ci_high
     assert hits / reps >= 0.93
@@ -137,14 +149,14 @@ def test_clustered_rate_pools_judgments_by_root() -> None:
     root = [0, 0, 1, 1, 2, 2, 3]
     value = [1.0, 1.0, 0.0, 0.0, 1.0, 0.5, 1.0]
     r = clustered_rate(root, value)
-    ref = rater_rates(root, [0] * 7, [2] * 7, value, trial=[0, 1, 0, 1, 0, 1, 0])[0]
+    ref = _est(root, [0] * 7, [2] * 7, value, trial=[0, 1, 0, 1, 0, 1, 0]).rates[0]
     assert r == ref and r.n_roots == 4
     with pytest.raises(InputError, match="value"):
         clustered_rate([0, 1], [0.5, 2.0])
 
 
 def test_rater_without_rows_is_reported_empty() -> None:
-    out = rater_rates([0, 1], [0, 0], [0, 1], [1.0, 0.0], n_raters=2)
+    out = _est([0, 1], [0, 0], [0, 1], [1.0, 0.0], n_raters=2).rates
     assert out[1].n == 0 and out[1].rate is None
 
 
@@ -156,7 +168,7 @@ def test_position_bias_exact_case() -> None:
     order = np.array([0, 0, 0, 0, 1, 1, 1, 1, 2])
     value = np.array([1, 1, 1, 0, 1, 0, 0, 0, 1], dtype=float)
     root = np.arange(9)
-    (b,) = position_bias(root, np.zeros(9, int), order, value)
+    (b,) = _est(root, np.zeros(9, int), order, value).position_biases
     assert b.bias == pytest.approx(0.25)
     assert b.n_first == 4 and b.n_second == 4
     assert b.ci_low is not None and b.ci_high is not None
@@ -164,14 +176,14 @@ def test_position_bias_exact_case() -> None:
 
 
 def test_position_bias_missing_order_is_none() -> None:
-    (b,) = position_bias([0, 1], [0, 0], [0, 2], [1.0, 0.0])
+    (b,) = _est([0, 1], [0, 0], [0, 2], [1.0, 0.0]).position_biases
     assert b.bias is None and b.ci_low is None and b.rate_first == 1.0
 
 
 def test_position_bias_recovered_from_simulated_judges() -> None:
     panel = _panel(0.0, (0.1, 0.0, 0.05))
     model, _ = simulate_choices(panel, null_scenario(), 0.5, 1, 4000, np.random.default_rng(11))
-    out = position_bias(*_long(model))
+    out = _est(*_long(model)).position_biases
     for sheet, est in zip(panel.judges, out, strict=True):
         assert est.ci_low is not None and est.ci_high is not None
         assert est.ci_low <= sheet.position_bias <= est.ci_high
@@ -209,8 +221,8 @@ def test_clustered_intervals_cover_with_five_correlated_trials_per_order(n_roots
     deffs = []
     for k in range(reps):
         value = x[k].reshape(-1)
-        (r,) = rater_rates(root, rater, order, value, trial=trial)
-        (b,) = position_bias(root, rater, order, value, trial=trial)
+        est = _est(root, rater, order, value, trial=trial)
+        (r,), (b,) = est.rates, est.position_biases
         assert r.ci_low is not None and r.ci_high is not None and r.design_effect is not None
         assert b.ci_low is not None and b.ci_high is not None
         rate_hits += r.ci_low <= rate <= r.ci_high
@@ -232,7 +244,7 @@ def test_pairwise_kappa_matches_cohens_kappa_on_shared_keys() -> None:
     rater = [0] * 6 + [1] * 6 + [1]
     order = [0] * 12 + [1]
     value = a + b + [1.0]
-    (pk,) = pairwise_kappa(root, rater, order, value)
+    (pk,) = _est(root, rater, order, value).kappas
     ref = cohens_kappa(a, b, categories=[0.0, 0.5, 1.0])
     assert pk.n_shared == 6 and pk.kappa is not None
     assert pk.kappa.kappa == pytest.approx(ref.kappa)
@@ -245,12 +257,12 @@ def test_pairwise_kappa_matches_on_trial() -> None:
     order = [0] * 8
     trial = [0, 1, 0, 1, 0, 1, 0, 1]
     value = [1, 0, 1, 0, 1, 0, 1, 0]
-    (pk,) = pairwise_kappa(root, rater, order, value, trial=trial)
+    (pk,) = _est(root, rater, order, value, trial=trial).kappas
     assert pk.n_shared == 4 and pk.kappa is not None and pk.kappa.kappa == pytest.approx(1.0)
 
 
 def test_pairwise_kappa_undefined_is_none() -> None:
-    (pk,) = pairwise_kappa([0, 1, 0, 1], [0, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1])
+    (pk,) = _est([0, 1, 0, 1], [0, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1]).kappas
     assert pk.kappa is None and pk.n_shared == 2
 
 
@@ -272,7 +284,7 @@ def test_perfect_agreement_gives_rho_near_one() -> None:
     root = np.concatenate([np.arange(n), np.arange(n)])
     rater = np.repeat([0, 1], n)
     order = np.zeros(2 * n, int)
-    lc = latent_correlation(root, rater, order, np.concatenate([y, y]))
+    lc = _est(root, rater, order, np.concatenate([y, y])).latent
     assert lc.rho is not None and lc.rho > 0.999
     assert lc.effective_size == pytest.approx(2 / (1 + lc.rho))
 
@@ -281,7 +293,7 @@ def test_independent_judges_give_rho_near_zero() -> None:
     panel = _panel(0.0)
     n = 3000
     model, _ = simulate_choices(panel, null_scenario(), 0.5, 1, n, np.random.default_rng(5))
-    lc = latent_correlation(*_long(model))
+    lc = _est(*_long(model)).latent
     # SE of a tetrachoric ρ at ρ = 0 is about √(p(1-p)q(1-q)) / (n φ(z_p) φ(z_q)) per order;
     # ≈ 1.6/√(2n) here; the mean over 3 pairs has SE ≤ that
     se = 1.6 / math.sqrt(2 * n)
@@ -296,7 +308,7 @@ def test_known_rho_recovered_within_three_mc_se(rho: float) -> None:
     estimates = []
     for _ in range(8):
         model, _ = simulate_choices(panel, null_scenario(), 0.5, 1, 1500, rng)
-        lc = latent_correlation(*_long(model))
+        lc = _est(*_long(model)).latent
         assert lc.rho is not None
         estimates.append(lc.rho)
     arr = np.array(estimates)
@@ -305,7 +317,7 @@ def test_known_rho_recovered_within_three_mc_se(rho: float) -> None:
 
 
 def test_constant_rater_makes_pair_uninformative() -> None:
-    lc = latent_correlation([0, 1, 2, 0, 1, 2], [0, 0, 0, 1, 1, 1], [0] * 6, [1, 1, 1, 1, 0, 1])
+    lc = _est([0, 1, 2, 0, 1, 2], [0, 0, 0, 1, 1, 1], [0] * 6, [1, 1, 1, 1, 0, 1]).latent
     assert lc.rho is None and lc.effective_size is None
 
 
@@ -313,7 +325,7 @@ def test_ties_leave_the_tetrachoric_pair() -> None:
     root = [0, 1, 2, 3, 0, 1, 2, 3]
     rater = [0, 0, 0, 0, 1, 1, 1, 1]
     value = [1, 0, 0.5, 1, 1, 0, 1, 0.5]
-    lc = latent_correlation(root, rater, [0] * 8, value)
+    lc = _est(root, rater, [0] * 8, value).latent
     assert lc.pairs[0].n_binary == 2
 
 
@@ -335,7 +347,7 @@ def test_bad_rows_are_refused(kwargs: dict[str, object], word: str) -> None:
     args: dict[str, object] = {"root": [0, 1], "rater": [0, 0], "order": [0, 1], "value": [1, 0]}
     args.update(kwargs)
     with pytest.raises(InputError, match=word.replace("[", r"\[").replace("]", r"\]")):
-        rater_rates(args["root"], args["rater"], args["order"], args["value"])
+        _est(args["root"], args["rater"], args["order"], args["value"])
 
 
 def test_estimate_panel_bundles_everything() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -116,6 +117,16 @@ def _all_bytes(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file())
 
 
+_REQUESTS = 'SELECT key, root_id, judge, "order", trial, body FROM requests ORDER BY rowid'
+_ATTEMPTS = "SELECT key, attempt, outcome, latency, bytes FROM attempts ORDER BY seq"
+_CANCELLED = "SELECT key, cost_estimate, reason FROM cancelled ORDER BY seq"
+
+
+def _rows(led: Ledger, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    """The rows of a query on the ledger's tables (its own connection: what it recorded)."""
+    return led._db.execute(sql, params).fetchall()
+
+
 # ---- opening, identity -----------------------------------------------------------------------
 
 
@@ -124,7 +135,7 @@ def test_open_creates_a_wal_ledger_and_reopens(tmp_path: Path) -> None:
         assert led.path == tmp_path / LEDGER_FILENAME
         assert led.manifest_hash == DIGEST
         assert led.manifest == json.loads(canonical_json(MANIFEST))
-        assert led.next_seq == 1 and led.committed() == [] and led.answers_by_key() == {}
+        assert led.committed() == [] and led.answers_by_key() == {}
         conn = sqlite3.connect(led.path)
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         conn.close()
@@ -184,7 +195,7 @@ def _one_row_each(folder: Path) -> Path:
         led.record_cancelled(k2, 0.002, "budget")
         led.commit_root(1, "root-1", 0.75, None, '{"registered":"continue"}')
         led.record_event("verdict", {"registered": "accept"})
-        assert led.answer(key) is not None
+        assert key in led.answers_by_key()
     return folder / LEDGER_FILENAME
 
 
@@ -237,7 +248,7 @@ def test_replace_and_foreign_rows_are_refused_by_the_schema(tmp_path: Path) -> N
         )
     conn.close()
     with Ledger.open(path, MANIFEST) as led:
-        a = led.answer(key)
+        a = led.answers_by_key().get(key)
         assert a is not None and a.raw == _raw("treatment") and a.choice == "treatment"
 
 
@@ -262,7 +273,6 @@ def test_commits_form_a_contiguous_prefix(tmp_path: Path) -> None:
         led.commit_root(2, "root-2", 0.25, 1.0, "s2")
         led.commit_root(3, "root-3", (0.25, 0.75), (0.0, 0.5), "s3")
     with Ledger.open(tmp_path, MANIFEST) as led:
-        assert led.next_seq == 4
         got = [
             (c.seq, c["root_id"], c.m_lo, c.m_hi, c.h_lo, c.h_hi, c.state) for c in led.committed()
         ]
@@ -282,8 +292,8 @@ def test_an_answered_request_is_a_cache_hit_across_reopen(tmp_path: Path) -> Non
     with Ledger.open(tmp_path, MANIFEST) as led:
         key = _judge_one(led, "root-1", "judge-a", "treatment_first", cost=0.0125)
         miss = led.request_key(_wrapped("root-1", "judge-a", "null_first", 0))
-        assert led.answer(miss) is None
-        first = led.answer(key)
+        assert miss not in led.answers_by_key()
+        first = led.answers_by_key()[key]
         with pytest.raises(LedgerError, match="already answered"):
             led.record_answer(
                 key,
@@ -298,8 +308,8 @@ def test_an_answered_request_is_a_cache_hit_across_reopen(tmp_path: Path) -> Non
                 p_treatment=None,
             )
     with Ledger.open(tmp_path, MANIFEST) as led:
-        again = led.answer(key)
-        assert again == first and again is not None
+        again = led.answers_by_key()[key]
+        assert again == first
         assert (again.root_id, again.judge, again.order, again.trial) == (
             "root-1",
             "judge-a",
@@ -312,8 +322,9 @@ def test_an_answered_request_is_a_cache_hit_across_reopen(tmp_path: Path) -> Non
         led.record_request(
             key, "root-1", "judge-a", "treatment_first", 0, _body("root-1", "judge-a", "t", 0)
         )
-        assert len(led.requests()) == 1 and led.unanswered() == []
-        assert [a.outcome for a in led.attempts(key)] == ["200"]
+        assert _rows(led, "SELECT key FROM requests") == [(key,)]
+        assert _rows(led, "SELECT key FROM requests EXCEPT SELECT key FROM answers") == []
+        assert _rows(led, "SELECT outcome FROM attempts WHERE key = ?", key) == [("200",)]
 
 
 def test_request_key_is_the_body_and_manifest_hash_only() -> None:
@@ -342,7 +353,7 @@ def test_a_request_body_given_as_canonical_text_is_stored_as_given(tmp_path: Pat
                     other, "root-2", "judge-a", "treatment_first", 0, body, canonical=bad
                 )
             assert err.value.parameter == "canonical"
-        texts = [r.body for r in led.requests()]
+        texts = [body for (body,) in _rows(led, "SELECT body FROM requests ORDER BY rowid")]
     assert texts == [canonical_json(body)] * 2
 
 
@@ -369,7 +380,7 @@ def test_one_key_for_two_judgments_is_refused(tmp_path: Path) -> None:
             led.record_attempt("1" * 64, 1, "connection reset")
         with pytest.raises(InputError, match="'key'"):
             led.record_attempt("not-a-key", 1, 200)
-        assert len(led.requests()) == 1 and led.attempts() == []
+        assert len(_rows(led, _REQUESTS)) == 1 and _rows(led, _ATTEMPTS) == []
 
 
 @pytest.mark.parametrize(
@@ -406,7 +417,7 @@ def test_answer_fields_are_checked_and_nothing_is_written(
         fields[field] = value
         with pytest.raises(InputError, match=f"'{field}'"):
             led.record_answer(key, **fields)
-        assert led.answer(key) is None and led.spend() == (0.0, 0.0, 0.0)
+        assert led.answers_by_key() == {} and led.spend() == (0.0, 0.0, 0.0)
 
 
 # ---- money -----------------------------------------------------------------------------------
@@ -507,9 +518,9 @@ def test_no_api_key_reaches_the_ledger_file(tmp_path: Path) -> None:
         _live_flow(led, headers)
         # a server error echoing the key is refused, without repeating it, and writes nothing
         with pytest.raises(LedgerError, match="secret") as info:
-            led.record_attempt(led.requests()[0].key, 3, f"401: bad key Bearer {FAKE_KEY}")
+            led.record_attempt(_rows(led, _REQUESTS)[0][0], 3, f"401: bad key Bearer {FAKE_KEY}")
         assert FAKE_KEY not in str(info.value)
-        assert len(led.attempts()) == 2
+        assert len(_rows(led, _ATTEMPTS)) == 2
         assert FAKE_KEY.encode() not in _all_bytes(clean)  # WAL included, before checkpoint
     data = _all_bytes(clean)
     assert len(data) > 0 and FAKE_KEY.encode() not in data and b"Bearer" not in data
@@ -518,7 +529,7 @@ def test_no_api_key_reaches_the_ledger_file(tmp_path: Path) -> None:
     leaky.mkdir()
     with Ledger.open(leaky, MANIFEST) as led:
         _live_flow(led, headers)
-        led.record_attempt(led.requests()[0].key, 3, f"401: bad key Bearer {FAKE_KEY}")
+        led.record_attempt(_rows(led, _REQUESTS)[0][0], 3, f"401: bad key Bearer {FAKE_KEY}")
     assert FAKE_KEY.encode() in _all_bytes(leaky)
     with pytest.raises(LedgerError, match="secret") as info:
         Ledger.open(tmp_path, {**MANIFEST, "oops": FAKE_KEY}, secrets=[FAKE_KEY])
@@ -633,14 +644,14 @@ def _cuts(ops: Sequence[Op]) -> list[int]:
 
 def _snapshot(led: Ledger) -> dict[str, list[tuple[Any, ...]]]:
     def rows(records: Any) -> list[tuple[Any, ...]]:
-        return [tuple(r[name] for name in r.keys()) for r in records]  # noqa: SIM118
+        return [dataclasses.astuple(r) for r in records]
 
     return {
-        "requests": rows(led.requests()),
-        "attempts": rows(led.attempts()),
+        "requests": _rows(led, _REQUESTS),
+        "attempts": _rows(led, _ATTEMPTS),
         "answers": rows(led.answers_by_key().values()),
         "commits": rows(led.committed()),
-        "cancelled": rows(led.cancelled()),
+        "cancelled": _rows(led, _CANCELLED),
         "events": rows(led.events()),
     }
 
@@ -736,7 +747,7 @@ def _check_killed_ledger(folder: Path, reference: Any, reported: int) -> int:
         # every call that had returned outside a batch survived
         assert k >= max(c for c in _cuts(ops) if c <= reported)
         assert snap == _prefix(full, ops, k)
-        assert led.next_seq == len(snap["commits"]) + 1
+        assert led._next_seq == len(snap["commits"]) + 1
         # resume: the rest of the script, then the ledger is the uninterrupted one
         _apply(led, ops[k:])
         assert _snapshot(led) == full
@@ -779,11 +790,11 @@ def test_the_guard_refuses_any_8_character_run_of_a_key(tmp_path: Path) -> None:
     header = f"Bearer {FAKE_KEY}"
     with Ledger.open(tmp_path, MANIFEST, secrets=[header, FAKE_KEY]) as led:
         _live_flow(led, ())
-        key = led.requests()[0].key
+        key = _rows(led, _REQUESTS)[0][0]
         for part in (FAKE_KEY[:8], FAKE_KEY[-8:], FAKE_KEY[9:30]):
             with pytest.raises(LedgerError, match="secret") as info:
                 led.record_attempt(key, 3, f"401: bad key {part}")
             assert part not in str(info.value)
         # seven characters are not a run; "Bearer" alone is not the key
         led.record_attempt(key, 3, f"401: Bearer token {FAKE_KEY[:7]} refused")
-        assert len(led.attempts()) == 3
+        assert len(_rows(led, _ATTEMPTS)) == 3

@@ -19,12 +19,11 @@ from verdictpack.config._compiler import compile_construct, load_source, parse_c
 from verdictpack.kinds._base import RunOptions
 from verdictpack.kinds._battery import (
     BatteryConfig,
-    Progress,
     battery_tasks,
     build_scenario,
     execute_tasks,
     run_battery,
-    simulate_battery,
+    simulate_with_grid,
 )
 from verdictpack.kinds._engine import EngineConfig
 from verdictpack.simulate._judges import scenario_panel, true_rates
@@ -130,7 +129,7 @@ def test_dask_local_cluster_identical_to_one_worker(small_config: Path, in_proce
 
 def test_batching_and_completion_order_do_not_move_a_number(tiny_config: Path) -> None:
     cfg, jobs = _design_and_jobs(tiny_config)
-    battery = simulate_battery(jobs, cfg.seed, cfg.replicates, cfg.block_size)
+    battery = simulate_with_grid(jobs, cfg.seed, cfg.replicates, cfg.block_size)[0]
     # each scenario alone, through the runner the other layers use: same numbers
     for job, oc in zip(jobs, battery, strict=True):
         alone = simulate_scenarios([job], cfg.seed, cfg.replicates, cfg.block_size)[0]
@@ -400,13 +399,15 @@ def test_every_defect_reported_at_once(write_config, capsys, tmp_path) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def test_progress_counts_blocks_into_the_hook() -> None:
+def test_progress_counts_blocks_into_the_hook(tiny_config: Path) -> None:
+    cfg, jobs = _design_and_jobs(tiny_config)
+    tasks = battery_tasks(jobs, cfg.seed, cfg.replicates, cfg.block_size)
     calls: list[tuple[str, int, int]] = []
-    bar = Progress(4, lambda *a: calls.append(a))
-    for _ in range(5):
-        bar.advance()
-    assert calls == [("battery, blocks", k, 4) for k in (0, 1, 2, 3, 4, 4)]
-    Progress(4, None).advance()  # no hook: nothing to tell, nothing fails
+    execute_tasks(tasks, RunOptions(progress=lambda *a: calls.append(a)))
+    assert calls == [("battery, blocks", k, len(tasks)) for k in range(len(tasks) + 1)]
+    calls.clear()
+    assert execute_tasks([], RunOptions(progress=lambda *a: calls.append(a))) == []
+    assert calls == []  # no blocks: nothing to tell
 
 
 def test_run_tells_progress_only_when_asked(tiny_config: Path, capsys) -> None:

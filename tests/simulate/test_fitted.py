@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from verdictpack._errors import InputError
 from verdictpack.config._blocks import PanelSpec
-from verdictpack.core._estimates import estimate_panel
+from verdictpack.core._estimates import PanelEstimates, estimate_panel
 from verdictpack.simulate._draw import (
     simulate_choices,
 )
-from verdictpack.simulate._fitted import RATE_FLOOR, fitted_panel_block, fitted_panel_record
-from verdictpack.simulate._judges import (
-    JudgeSheet,
-    Panel,
-    null_scenario,
-)
+from verdictpack.simulate._fitted import RATE_FLOOR, fitted_panel_record
+from verdictpack.simulate._judges import JudgeSheet, Panel, make_scenario
+
+
+def fitted_block(estimates: PanelEstimates, name: str, **kwargs: Any) -> dict[str, Any]:
+    """The panel config block of the record."""
+    block: dict[str, Any] = fitted_panel_record(estimates, name, **kwargs)["panel"]
+    return block
 
 
 def _long(model: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -40,13 +44,14 @@ def _truth() -> Panel:
 
 def _estimates(n: int = 3000, seed: int = 4):  # type: ignore[no-untyped-def]
     truth = _truth()
-    model, _ = simulate_choices(truth, null_scenario(), 0.5, 1, n, np.random.default_rng(seed))
+    null = make_scenario("null", truth, 0.5)
+    model, _ = simulate_choices(truth, null, 0.5, 1, n, np.random.default_rng(seed))
     return truth, estimate_panel(*_long(model), names=list(truth.names))
 
 
 def test_fitted_block_recovers_the_sheets_and_loads_as_a_panel_block() -> None:
     truth, est = _estimates()
-    block = fitted_panel_block(est, "fitted", costs={"alpha": 0.002}, roles={"beta": "small"})
+    block = fitted_block(est, "fitted", costs={"alpha": 0.002}, roles={"beta": "small"})
     spec = PanelSpec.model_validate(block)  # the block the kinds take
     assert spec.name == "fitted" and [j.name for j in spec.judges] == ["alpha", "beta", "gamma"]
     assert block["latent_correlation"] == pytest.approx(0.35, abs=0.05)
@@ -70,7 +75,7 @@ def test_negative_bias_and_extreme_rates_are_clamped() -> None:
     order = np.tile([0, 1, 0, 1], n)
     value = np.tile([0.0, 1.0, 1.0, 1.0], n)
     est = estimate_panel(root, rater, order, value, names=["a", "b"])
-    block = fitted_panel_block(est, "edge", lean_h={"a": 0.2}, noise={"b": 0.1})
+    block = fitted_block(est, "edge", lean_h={"a": 0.2}, noise={"b": 0.1})
     a, b = block["judges"]
     assert a["position_bias"] == 0.0 and a["baseline_rate"] == pytest.approx(0.5)
     assert a["lean_h"] == 0.2 and b["noise"] == 0.1
@@ -79,33 +84,26 @@ def test_negative_bias_and_extreme_rates_are_clamped() -> None:
     PanelSpec.model_validate(block)
 
 
-def test_judge_selection_and_refusals() -> None:
+def test_judges_in_the_estimates_order_and_refusals() -> None:
     _, est = _estimates(400, 6)
-    block = fitted_panel_block(est, "two", judges=["gamma", "alpha"])
-    assert [j["name"] for j in block["judges"]] == ["gamma", "alpha"]
-    with pytest.raises(InputError, match="judges"):
-        fitted_panel_block(est, "x", judges=["delta"])
-    with pytest.raises(InputError, match="name"):
-        fitted_panel_block(est, "")
-    with pytest.raises(InputError, match="estimates"):
-        fitted_panel_block({"names": []}, "x")  # type: ignore[arg-type]
+    block = fitted_block(est, "three")
+    assert [j["name"] for j in block["judges"]] == ["alpha", "beta", "gamma"]
     with pytest.raises(InputError, match="cost_per_judgment"):
-        fitted_panel_block(est, "x", costs={"alpha": -1.0})
+        fitted_block(est, "x", costs={"alpha": -1.0})
 
 
-def test_rater_without_judgments_is_left_out_by_default() -> None:
+def test_a_rater_without_judgments_is_refused() -> None:
     est = estimate_panel(
         [0, 1, 0, 1], [0, 0, 1, 1], [0, 0, 0, 0], [1, 0, 0, 1], names=["a", "b", "c"]
     )
-    block = fitted_panel_block(est, "p")
-    assert [j["name"] for j in block["judges"]] == ["a", "b"]
-    with pytest.raises(InputError, match="at least one judgment"):
-        fitted_panel_block(est, "p", judges=["c"])
+    with pytest.raises(InputError, match="at least one judgment") as err:
+        fitted_block(est, "p")
+    assert err.value.received == "c"
 
 
 def test_single_judge_uses_the_fallback_correlation() -> None:
     est = estimate_panel([0, 1, 2, 3], [0, 0, 0, 0], [0, 1, 0, 1], [1, 0, 1, 1], names=["solo"])
-    block = fitted_panel_block(est, "one", fallback_latent_correlation=0.2)
+    block = fitted_block(est, "one", fallback_latent_correlation=0.2)
     assert block["latent_correlation"] == 0.2
     (row,) = block["judges"]
     assert row["baseline_rate"] == pytest.approx(0.75)  # (1 + 0.5) / 2, counterbalanced
@@ -129,7 +127,6 @@ def test_negative_position_bias_is_kept_as_estimated_and_its_clip_named() -> Non
     (clip,) = [c for c in record["clips"] if c["field"] == "position_bias"]
     assert clip["judge"] == "a" and clip["estimated"] == pytest.approx(-0.25)
     assert clip["written"] == 0.0 and "shown first" in clip["reason"]
-    assert fitted_panel_block(est, "neg") == record["panel"]
     PanelSpec.model_validate(record["panel"])
 
 

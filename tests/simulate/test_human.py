@@ -1,5 +1,5 @@
-"""Tests of the human layer: the simulated reader audit and its gate, the baseline sizing, the cost
-line (Cohen's κ itself: tests/core/test_agreement.py)."""
+"""Tests of the human layer: the simulated reader audit and its gate, the baseline sizing
+(Cohen's κ itself: tests/core/test_agreement.py)."""
 
 # The refusal tests pass ill-typed arguments on purpose.
 # mypy: disable-error-code="arg-type,list-item"
@@ -18,9 +18,10 @@ from verdictpack._rng import stream
 from verdictpack.core._agreement import AuditGate, cohens_kappa_from_table, expected_kappa
 from verdictpack.core._scales import p_from_h
 from verdictpack.simulate._human import (
-    HumanLayerCost,
+    _baseline_test,
+    _clustered,
+    _power_at,
     simulate_audit_pass_probability,
-    simulate_baseline_power,
     simulate_gate_pass_rate,
     simulate_reader_audit,
     size_human_baseline,
@@ -31,6 +32,22 @@ from verdictpack.simulate._human import (
 def mcse(fig: Quantity) -> float:
     assert fig.mcse is not None
     return fig.mcse
+
+
+def baseline_power(
+    n: int,
+    rate: float,
+    h: float,
+    alpha: float,
+    m: int,
+    seed: int,
+    purpose: str = "human/baseline-sizing",
+    icc: float | None = None,
+) -> Quantity:
+    """The confirmatory test's simulated power at n roots, as the baseline sizing simulates each
+    size it visits (20,000 replicates on the stream ``purpose``/confirmatory_roots=<n>)."""
+    _, test = _baseline_test(rate, h)
+    return _power_at(n, m, test, alpha, _clustered(icc, rate, m, test)[2], seed, purpose, 20_000)
 
 
 # ------------------------------------------------------------------------------------------
@@ -45,8 +62,7 @@ def test_expected_kappa_matches_a_large_simulated_audit(rate: float, k: int) -> 
     # N large: κ̂'s O(1/N) bias is negligible next to its standard error; compare within 4 se.
     audit = simulate_reader_audit(100_000, rate, stream(3, f"test/kappa/{rate}/{k}"), k)
     assert abs(audit.kappa.kappa - expected_kappa(rate, k)) <= 4 * audit.kappa.se + 1e-12
-    assert audit.expected_kappa.basis == "closed_form"
-    assert audit.readings == 200_000
+    assert AuditGate().evaluate(audit).readings == 200_000  # two readers per root
     # the reader model's marginals are uniform and its P_o is r² + (1 − r)²/(k − 1)
     p_o = rate**2 + (1 - rate) ** 2 / (k - 1)
     se_po = math.sqrt(p_o * (1 - p_o) / 100_000)
@@ -149,8 +165,8 @@ def test_baseline_size_is_powered_and_the_size_below_is_not(
     res = size_human_baseline(rate, h, alpha, power, n_per_root=m, pilot_roots=50, seed=4)
     n = res.confirmatory_roots
     # an independent re-simulation (another purpose) at n and n − 1
-    at_n = simulate_baseline_power(n, rate, h, alpha, m, seed=99, purpose="test/recheck")
-    below = simulate_baseline_power(n - 1, rate, h, alpha, m, seed=99, purpose="test/recheck")
+    at_n = baseline_power(n, rate, h, alpha, m, seed=99, purpose="test/recheck")
+    below = baseline_power(n - 1, rate, h, alpha, m, seed=99, purpose="test/recheck")
     assert at_n.value >= power - 4 * mcse(at_n)
     assert below.value <= power + 4 * mcse(below)
     # the search's own figures agree with the exact power of the same test within MC error
@@ -183,7 +199,7 @@ def test_baseline_size_is_powered_and_the_size_below_is_not(
 def test_baseline_simulated_power_vs_exact_at_several_sizes() -> None:
     # 0.5 vs the rate one h = 0.3 away: simulated power tracks the exact power within MC error
     for n in (20, 60, 97, 140):
-        sim = simulate_baseline_power(n, 0.5, 0.3, 0.005, 2, seed=12)
+        sim = baseline_power(n, 0.5, 0.3, 0.005, 2, seed=12)
         _, exact_power = brute_lower_test(2 * n, p_from_h(0.5, 0.3), 0.5, 0.005)
         assert abs(sim.value - exact_power) <= 4 * mcse(sim) + 1e-12
 
@@ -216,24 +232,6 @@ def test_baseline_reports_unreachable_targets_by_horizon() -> None:
     with pytest.raises(InputError) as err:
         size_human_baseline(0.5, 0.05, 0.005, 0.95, seed=1, max_roots=50, replicates=1000)
     assert err.value.parameter == "max_roots"
-
-
-# ------------------------------------------------------------------------------------------
-# Cost line
-# ------------------------------------------------------------------------------------------
-
-
-def test_human_layer_cost_line() -> None:
-    cost = HumanLayerCost.of(400, 200, 350)
-    assert cost.total == 950
-    assert cost.line().startswith("human layer: 950 touches")
-    audit = simulate_reader_audit(200, 0.92, stream(1, "audit"))
-    sizing = size_human_baseline(0.5, 0.3, 0.005, 0.95, n_per_root=2, pilot_roots=100, seed=1)
-    line = HumanLayerCost.from_parts(AuditGate().evaluate(audit), sizing)
-    assert line.audit_readings == 400
-    assert line.total == 400 + sizing.pilot_touches + sizing.confirmatory_touches
-    assert HumanLayerCost.from_parts(audit, sizing) == line
-    assert HumanLayerCost.from_parts(400, sizing) == line
 
 
 # ------------------------------------------------------------------------------------------
@@ -274,10 +272,6 @@ REFUSALS = [
     ("purpose", lambda: size_human_baseline(0.5, 0.3, 0.05, 0.8, purpose="")),
     ("replicates", lambda: size_human_baseline(0.5, 0.3, 0.05, 0.8, replicates=10)),
     ("max_roots", lambda: size_human_baseline(0.5, 0.3, 0.05, 0.8, max_roots=0)),
-    ("confirmatory_roots", lambda: simulate_baseline_power(0, 0.5, 0.3, 0.05, 2, seed=1)),
-    ("audit_readings", lambda: HumanLayerCost.of(-1, 0, 0)),
-    ("confirmatory_touches", lambda: HumanLayerCost.of(1, 0, 2.5)),
-    ("baseline", lambda: HumanLayerCost.from_parts(10, None)),
 ]
 
 

@@ -16,8 +16,10 @@ from verdictpack._results import to_jsonable
 from verdictpack.core._exact import binomial_normal_n, binomial_region
 from verdictpack.core._icc import latent_for_icc
 from verdictpack.simulate._human import (
+    _baseline_test,
+    _clustered,
     _clustered_pmf,
-    simulate_baseline_power,
+    _power_at,
     size_human_baseline,
 )
 from verdictpack.verify._engine_human import _latent_pmf
@@ -81,14 +83,16 @@ def test_the_simulated_and_the_latent_model_power_agree_with_the_exact_power() -
     m, icc = 3, 0.5
     res = size_human_baseline(0.5, 0.3, 0.05, 0.8, n_per_root=m, seed=3, replicates=2000, icc=icc)
     n, exact = res.confirmatory_roots, float(res.exact_power)
-    sim = simulate_baseline_power(n, 0.5, 0.3, 0.05, m, seed=5, purpose="test/icc", icc=icc)
+    _, test = _baseline_test(0.5, 0.3)
+    # the power the sizing simulates at a size, with the clustered model and without
+    sim = _power_at(n, m, test, 0.05, _clustered(icc, 0.5, m, test)[2], 5, "test/icc", 20_000)
     assert sim.replicates == 20_000
     assert abs(float(sim) - exact) <= 4 * float(sim.mcse)
     reps = 20_000
     x = _clustered_counts(np.random.default_rng(7), reps, n, m, 0.5, res.latent_correlation)
     direct = float(np.mean(x <= res.critical_value))
     assert abs(direct - exact) <= 4 * math.sqrt(exact * (1 - exact) / reps)
-    binomial = simulate_baseline_power(n, 0.5, 0.3, 0.05, m, seed=5, purpose="test/icc")
+    binomial = _power_at(n, m, test, 0.05, None, 5, "test/icc", 20_000)
     assert float(binomial) > exact + 4 * float(binomial.mcse)  # the binomial model overstates
 
 

@@ -129,7 +129,8 @@ def test_rate_formula_and_clamp(
 def test_noise_one_is_exactly_chance(b: float, lean: float, s: float, shift: float) -> None:
     judge = sheet("j", b, lean, 1.0, position_bias=0.2)
     assert judge.rate(s, shift) == 0.5
-    assert judge.order_rates(s, shift) == (0.7, 0.3)
+    scenario = TruthScenario("t", effect_scale=s, model_shift_h=shift)
+    assert judge_rates(Panel((judge,)), scenario).tolist() == [[0.7, 0.3]]
 
 
 def test_noise_one_is_chance_empirically() -> None:
@@ -162,16 +163,15 @@ def test_latent_factor_is_the_square_root(n_judges: int, rho: float, rho_o: floa
     d = 2 * n_judges
     for x, y in itertools.product(range(d), range(d)):
         assert sigma[x, y] == expected_latent_corr(panel, x, y)
-    factor = panel.latent_factor()
-    np.testing.assert_allclose(factor, factor.T, atol=1e-15)
-    np.testing.assert_allclose(factor @ factor, sigma, atol=1e-13)
     lam = panel.eigenvalues()
     expected = [lam[0]] + [lam[1]] * (n_judges - 1) + [lam[2]] * n_judges
     np.testing.assert_allclose(np.linalg.eigvalsh(sigma), sorted(expected), atol=1e-12)
-    # the simulation applies the same factor without forming it
+    # the simulation applies A = Σ^{1/2} without forming it: A·I is the symmetric root of Σ
     raw = np.eye(d).reshape(n_judges, 2, d)
     applied, _ = draw._apply_factor((math.sqrt(lam[0]), math.sqrt(lam[1]), math.sqrt(lam[2])), raw)
-    np.testing.assert_allclose(applied.reshape(d, d), factor, atol=1e-14)
+    factor = applied.reshape(d, d)
+    np.testing.assert_allclose(factor, factor.T, atol=1e-15)
+    np.testing.assert_allclose(factor @ factor, sigma, atol=1e-13)
 
 
 def _simulated_choice_matrix(
@@ -243,21 +243,22 @@ def test_zero_correlation_gives_independent_judges() -> None:
 
 
 def test_bivariate_orthant_matches_scipy() -> None:
+    """Φ₂(a, b; r) = Φ(a)Φ(b) + the excess the exact moments add up."""
     for a, b, r in itertools.product(
         [-1.7, -0.3, 0.0, 0.4, 2.1], [-0.9, 0.0, 1.3], [-0.95, -0.4, 0.0, 0.3, 0.85, 0.999]
     ):
-        assert jm._bvn_cdf(a, b, r) == pytest.approx(mvn_joint(a, b, r), abs=2e-6)
-    assert jm._bvn_cdf(0.3, 0.8, 1.0) == pytest.approx(_norm_cdf(0.3), abs=1e-15)
-    assert jm._bvn_cdf(0.3, 0.8, -1.0) == pytest.approx(
-        _norm_cdf(0.3) + _norm_cdf(0.8) - 1, abs=1e-15
+        joint = _norm_cdf(a) * _norm_cdf(b) + jm._bvn_excess(a, b, r)
+        assert joint == pytest.approx(mvn_joint(a, b, r), abs=2e-6)
+    prod = _norm_cdf(0.3) * _norm_cdf(0.8)
+    assert jm._bvn_excess(0.3, 0.8, 1.0) == pytest.approx(_norm_cdf(0.3) - prod, abs=1e-15)
+    assert jm._bvn_excess(0.3, 0.8, -1.0) == pytest.approx(
+        _norm_cdf(0.3) + _norm_cdf(0.8) - 1 - prod, abs=1e-15
     )
-    assert jm._bvn_cdf(math.inf, 0.8, 0.5) == pytest.approx(_norm_cdf(0.8), abs=1e-15)
-    assert jm._bvn_cdf(-math.inf, 0.8, 0.5) == 0.0
+    assert jm._bvn_excess(math.inf, 0.8, 0.5) == 0.0  # Φ₂(∞, b) = Φ(b): no excess
+    assert jm._bvn_excess(-math.inf, 0.8, 0.5) == 0.0  # Φ₂(−∞, b) = 0
     # Sheppard's closed form at the origin: 1/4 + asin(r)/(2π)
     for r in (-0.9, -0.2, 0.5, 0.97):
-        assert jm._bvn_cdf(0.0, 0.0, r) == pytest.approx(
-            0.25 + math.asin(r) / (2 * math.pi), abs=1e-12
-        )
+        assert jm._bvn_excess(0.0, 0.0, r) == pytest.approx(math.asin(r) / (2 * math.pi), abs=1e-12)
 
 
 def _norm_cdf(x: float) -> float:
@@ -308,7 +309,9 @@ def test_position_bias_refused_when_rates_leave_unit_interval() -> None:
         judge_rates(panel, TruthScenario("big", effect_scale=1.0))
     assert err.value.parameter == "position_bias"
     with pytest.raises(InputError) as err:
-        simulate_panel(panel, jm.confounded(1.0), 0.5, 1, 3, 2, stream(0, "x"))
+        simulate_panel(
+            panel, TruthScenario("confounded", model_shift_h=1.0), 0.5, 1, 3, 2, stream(0, "x")
+        )
     assert err.value.parameter == "position_bias"
 
 
@@ -414,6 +417,9 @@ def test_named_scenarios() -> None:
     with pytest.raises(InputError) as err:
         make_scenario("above_threshold", panel, human)
     assert err.value.parameter == "true_h"
+    with pytest.raises(InputError) as err:  # refused whatever the threshold
+        make_scenario("correlated_stress", panel, human, stress_base="alternative")
+    assert err.value.parameter == "stress_base"
     with pytest.raises(InputError) as err:  # ρ = -0.3 is not PSD for 6 equicorrelated latents
         make_scenario(
             "correlated_stress",
@@ -532,11 +538,12 @@ def test_sheet_accepts_edges() -> None:
     touch 0 and 1 (a fully noisy judge sits at chance; a noiseless one at its baseline)."""
     noisy = JudgeSheet(**dict(GOOD_SHEET, noise=1.0, position_bias=0.5))  # type: ignore[arg-type]
     assert (noisy.noise, noisy.position_bias) == (1.0, 0.5)
+    null = TruthScenario("null")
     assert noisy.rate() == pytest.approx(0.5)
-    assert noisy.order_rates() == pytest.approx((1.0, 0.0))
+    assert judge_rates(Panel((noisy,)), null)[0].tolist() == pytest.approx([1.0, 0.0])
     sharp = JudgeSheet(**dict(GOOD_SHEET, noise=0.0, position_bias=0.5, baseline_rate=0.5))  # type: ignore[arg-type]
     assert sharp.rate() == pytest.approx(0.5)
-    assert sharp.order_rates() == pytest.approx((1.0, 0.0))
+    assert judge_rates(Panel((sharp,)), null)[0].tolist() == pytest.approx([1.0, 0.0])
     with pytest.raises(InputError):  # one step past the edge is refused
         JudgeSheet(**dict(GOOD_SHEET, noise=0.0, position_bias=0.5, baseline_rate=0.6))  # type: ignore[arg-type]
 
@@ -686,22 +693,21 @@ def test_exact_moments_match_simulation(rho: float, rho_o: float | None, rho_s: 
     scenario = TruthScenario("t", effect_scale=1.0, stream_correlation=rho_s)
     mom = stream_moments(panel, scenario, 0.4, 2)
     mu_m, mu_h, _ = true_rates(panel, scenario, 0.4)
-    assert mom.model_mean.value == pytest.approx(mu_m, abs=1e-14)
-    assert mom.human_mean.value == mu_h
-    assert all(getattr(mom, f).basis == "exact" for f in ("model_variance", "covariance"))
+    assert mom.model_mean == pytest.approx(mu_m, abs=1e-14)
+    assert mom.human_mean == mu_h
     reps, n = 50, 4000
     k, hc = simulate_panel(panel, scenario, 0.4, 2, n, reps, stream(17, "judges/moments"))
     m, h = k.reshape(-1) / 6.0, hc.reshape(-1) / 2.0
     total = m.size
     dm, dh = m - mu_m, h - mu_h
     for sim_values, exact_value, what in (
-        (dm**2, mom.model_variance.value, "Var M"),
-        (dh**2, mom.human_variance.value, "Var H"),
-        (dm * dh, mom.covariance.value, "Cov M H"),
+        (dm**2, mom.model_variance, "Var M"),
+        (dh**2, mom.human_variance, "Var H"),
+        (dm * dh, mom.covariance, "Cov M H"),
     ):
         mcse = float(sim_values.std(ddof=1)) / math.sqrt(total)
         check_within(float(sim_values.mean()), float(exact_value), mcse, what)
-    check_within(float(m.mean()), mu_m, math.sqrt(mom.model_variance.value / total), "E M")
+    check_within(float(m.mean()), mu_m, math.sqrt(mom.model_variance / total), "E M")
 
 
 def test_stream_correlation_sign() -> None:
@@ -712,11 +718,12 @@ def test_stream_correlation_sign() -> None:
         scenario = TruthScenario("t", effect_scale=1.0, stream_correlation=rho_s)
         k, hc = simulate_panel(panel, scenario, 0.5, 2, n, 1, stream(23, "judges/streams"))
         corr = float(np.corrcoef(k[0], hc[0])[0, 1])
-        exact_corr = stream_moments(panel, scenario, 0.5, 2).correlation.value
+        mom = stream_moments(panel, scenario, 0.5, 2)
+        exact_corr = mom.covariance / math.sqrt(mom.model_variance * mom.human_variance)
         if rho_s == 0.0:
             assert exact_corr == 0.0
             assert abs(corr) <= Z4 / math.sqrt(n)
         else:
             assert exact_corr > 0.1
             assert corr > Z4 / math.sqrt(n)
-    assert stream_moments(panel, base, 0.5, 2).covariance.value == 0.0
+    assert stream_moments(panel, base, 0.5, 2).covariance == 0.0

@@ -20,9 +20,10 @@ from verdictpack.config._compiler import ConstructSpec, compile_construct
 from verdictpack.simulate._judges import make_scenario
 from verdictpack.simulate._operating import (
     BlockOutcome,
+    Cell,
     Job,
     merge_blocks,
-    run_block,
+    run_cells,
     simulate_scenarios,
 )
 from verdictpack.simulate._panels import build_panel
@@ -58,10 +59,11 @@ def test_sprt_steps_are_walds(design) -> None:
     log_a, log_b, up, down = design.sprt_steps()
     a, b = design.per_side_alpha, design.sprt_beta
     p0, p1 = design.construct.human_baseline_rate, design.construct.p1_at_threshold
-    assert log_a == pytest.approx(math.log((1 - b) / a))
-    assert log_b == pytest.approx(math.log(b / (1 - a)))
-    assert up == pytest.approx(math.log(p1 / p0)) and up > 0
-    assert down == pytest.approx(math.log((1 - p1) / (1 - p0))) and down < 0
+    # Wald's boundaries and steps, to the bit (BernoulliSPRT's own arithmetic)
+    assert log_a == math.log((1 - b) / a)
+    assert log_b == math.log(b / (1 - a))
+    assert up == math.log(p1 / p0) and up > 0
+    assert down == math.log((1 - p1) / (1 - p0)) and down < 0
     assert design.horizon == max(design.sequential.cap_roots, design.fixed_n)
 
 
@@ -104,8 +106,12 @@ def test_no_jobs_no_work() -> None:
 
 def test_merge_blocks_keeps_block_order(design) -> None:
     scenario = _scenario(design, "null")
-    a = run_block(design, scenario, 5, np.random.default_rng(1))
-    b = run_block(design, scenario, 7, np.random.default_rng(2))
+    a, b = run_cells(
+        [
+            Cell(design, scenario, 5, np.random.default_rng(1)),
+            Cell(design, scenario, 7, np.random.default_rng(2)),
+        ]
+    )
     merged = merge_blocks([a, b])
     assert isinstance(merged, BlockOutcome)
     assert merged.sprt_codes.tolist() == a.sprt_codes.tolist() + b.sprt_codes.tolist()

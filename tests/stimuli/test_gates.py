@@ -21,10 +21,9 @@ from verdictpack.stimuli import (
     LengthMatchGate,
     NullSeparationGate,
     Stimulus,
-    max_fragment_similarity,
     standard_gates,
 )
-from verdictpack.stimuli._gates import _grams
+from verdictpack.stimuli._gates import _grams, _max_fragment_similarity
 from verdictpack.stimuli._text import sentence_tokens
 
 SOURCE = (
@@ -117,7 +116,7 @@ def test_fragment_distinctness_fails_on_a_near_duplicate() -> None:
     # "notably orin bridge opened in 1932" vs "remarkably orin bridge opened in 1932":
     # 4 trigrams each, 3 shared -> Jaccard 3/5
     assert not outcome.passed and outcome.measured == pytest.approx(3 / 5)
-    assert max_fragment_similarity(TREATMENT) < 0.5
+    assert _max_fragment_similarity(TREATMENT, 3) < 0.5
     assert gate.check(make_root()).passed
     # an exact repeat anywhere in the root (here in the source) is caught
     assert (
@@ -281,7 +280,7 @@ def test_fragment_similarity_is_the_max_jaccard_of_sentence_grams() -> None:
     for text in texts:
         for n in (1, 2, 3, 4):
             expected = _brute_force_similarity(text, n)
-            assert max_fragment_similarity(text, n) == pytest.approx(expected), (text, n)
+            assert _max_fragment_similarity(text, n) == pytest.approx(expected), (text, n)
 
 
 DUPLICATED = {

@@ -15,7 +15,6 @@ from verdictpack.stimuli import FragmentDistinctnessGate, LengthMatchGate, Stimu
 from verdictpack.stimuli._realtext import (
     ContentOverlapGate,
     DiffBudgetGate,
-    content_units_real,
     gate_counts,
     real_text_gates,
     token_difference,
@@ -83,7 +82,7 @@ def test_word_tokens_keep_case_numbers_and_inner_marks() -> None:
 
 
 def test_content_units_of_news_text() -> None:
-    units = content_units_real(SOURCE)
+    units = ContentOverlapGate(0.8)._units(SOURCE)
     assert dict(units.numbers) == {"4.2": 1, "350": 1}
     # Mayor opens a sentence, so it is a content word, not a name
     assert units.names == {"Bergen", "Tuesday", "Ingrid", "Dahl"}
@@ -102,7 +101,7 @@ def test_content_units_of_news_text() -> None:
     assert "said" not in units.words  # a reporting verb is on the stop list
     assert units.size == 16
     # knobs: a longer minimum drops short content words
-    assert "plan" not in content_units_real(SOURCE, min_word_length=5).words
+    assert "plan" not in ContentOverlapGate(0.8, min_word_length=5)._units(SOURCE).words
 
 
 def test_content_overlap_admits_a_register_pair() -> None:
@@ -114,9 +113,9 @@ def test_changed_number_is_refused_however_high_the_overlap() -> None:
     gate = ContentOverlapGate(0.8)
     out = gate.check(CHANGED_NUMBER)
     assert out.measured == pytest.approx(15 / 16)  # only "350" is not in both
-    assert not out.passed
-    assert gate.missing(CHANGED_NUMBER) == ("350",)
-    assert not gate.numbers_intact(CHANGED_NUMBER)
+    assert not out.passed  # above the threshold: the number rule refused it
+    # with "350" kept in both texts again every unit is kept
+    assert gate.check(pair("fixed", TREATMENT, NULL)).measured == 1.0
     # without the number rule the same pair clears an 0.8 threshold
     assert ContentOverlapGate(0.8, require_numbers=False).check(CHANGED_NUMBER).passed
 
@@ -124,9 +123,8 @@ def test_changed_number_is_refused_however_high_the_overlap() -> None:
 def test_a_number_added_to_one_side_only_is_a_content_change() -> None:
     added = pair("added", TREATMENT.replace("350 new", "350 new and 20 retired"), NULL)
     gate = ContentOverlapGate(0.5)
-    assert gate.missing(added) == ()
-    assert not gate.numbers_intact(added)
-    assert not gate.check(added).passed
+    out = gate.check(added)
+    assert out.measured == 1.0 and not out.passed  # every unit kept, the number rule broken
     both = pair("both", added.treatment, NULL.replace("350 new", "350 new and 20 retired"))
     assert gate.check(both).passed  # same figures on both sides, every source figure kept
 
@@ -137,7 +135,9 @@ def test_dropped_content_is_refused_with_the_share_kept() -> None:
     # kept: Bergen, Tuesday, city, council, approved, budget -> 6 of 16
     assert out.measured == pytest.approx(6 / 16)
     assert not out.passed
-    assert gate.missing(DROPPED)[:2] == ("350", "4.2")
+    # both source figures are lost: refused by the number rule even at the share kept
+    assert not ContentOverlapGate(6 / 16).check(DROPPED).passed
+    assert ContentOverlapGate(6 / 16, require_numbers=False).check(DROPPED).passed
 
 
 def test_without_a_source_the_treatment_is_the_reference() -> None:
@@ -161,7 +161,11 @@ def test_a_name_may_open_a_sentence_in_the_texts() -> None:
         "Bergen approved it on Tuesday!",
         source="On Tuesday the council in Bergen approved it.",
     )
-    assert ContentOverlapGate(1.0).missing(moved) == ("council",)
+    # units Tuesday, Bergen (names: "Bergen" opens the texts' sentences), council, approved
+    assert ContentOverlapGate(1.0).check(moved).measured == pytest.approx(3 / 4)
+    more = " The council."
+    kept = pair("kept", moved.treatment + more, moved.null_partner + more, moved.source)
+    assert ContentOverlapGate(1.0).check(kept).passed  # "council" was the missing unit
 
 
 def test_token_difference_counts_edits() -> None:

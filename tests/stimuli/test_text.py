@@ -10,13 +10,20 @@ from hypothesis import strategies as st
 from verdictpack.stimuli._text import (
     _SENTENCE_END,
     _ascii_sentences,
+    _split,
     _token_pattern,
+    lines,
     sentence_tokens,
-    sentences,
     tokens,
     word_count,
     word_tokens,
 )
+
+
+def sentences(text: str) -> tuple[tuple[str, ...], ...]:
+    """The case-kept tokens of each sentence of ``text`` (the case-kept half of ``lines``)."""
+    return _split(lines(text)[0])
+
 
 # the characters the rules treat specially, ASCII and not; and texts that put them next to each
 # other: words and numbers with inner marks, joined by stops, closing brackets and white space

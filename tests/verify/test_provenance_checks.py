@@ -215,7 +215,7 @@ def test_the_seed_commitment_and_rfc8785_are_rewritten_alike() -> None:
         assert _provenance_checks._canonical_json(v).encode() == rfc8785.dumps(v)
 
     agree()
-    for bad in (float("nan"), float("inf"), 2**53, -(2**60)):
+    for bad in (float("nan"), float("inf"), 2**53, -(2**60), {1: "a name not a string"}):
         with pytest.raises(ValueError):
             _provenance_checks._canonical_json(bad)
 

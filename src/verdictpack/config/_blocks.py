@@ -26,9 +26,11 @@ from verdictpack.config._compiler import (
     Construct,
     CrossRule,
     Found,
+    NonEmptyText,
     StrictModel,
     compile_construct,
     model_at,
+    raw_at,
     refuse,
     unique,
 )
@@ -60,7 +62,6 @@ __all__ = [
 ]
 
 DEFAULT_LAMBDAS = (0.05, 0.10, 0.20, 0.40, 0.80)
-NonEmptyText = Annotated[str, Field(min_length=1)]
 
 # The largest number of roots a design may plan: the cap of the sequential run and the fixed-n
 # route's closed-form size (a threshold so small that the fixed-n route needs more is refused).
@@ -190,8 +191,8 @@ class HumanPrices:
     def inherit(self, data: Any) -> Any:
         """``data`` (a raw config) with the default filled into every omitted touch price (a
         ``null`` counts as omitted)."""
-        price = _get(data, self.default)
-        if price is _ABSENT or price is None or not isinstance(data, dict):
+        price = raw_at(data, self.default, MISSING)
+        if price is MISSING or price is None or not isinstance(data, dict):
             return data
         out = dict(data)  # copies of the objects on the touches' paths only, never the rest
         for loc in self.touches:
@@ -223,18 +224,6 @@ class HumanPrices:
                     )
 
         return CrossRule(at=(), check=check)
-
-
-_ABSENT: Any = object()
-
-
-def _get(data: Any, loc: Loc) -> Any:
-    cur = data
-    for part in loc:
-        if not isinstance(cur, dict) or part not in cur:
-            return _ABSENT
-        cur = cur[part]
-    return cur
 
 
 def price(value: float | None, field: str) -> float:

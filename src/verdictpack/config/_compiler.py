@@ -38,8 +38,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from verdictpack._errors import MISSING, ConfigError, Defect
-from verdictpack.config._loader import ConfigSource, Loc, decode_config, json_path, load_source
-from verdictpack.config._strict import MAX_CONFIG_BYTES, MAX_DEPTH, MAX_INTEGER
+from verdictpack.config._loader import ConfigSource, Loc, load_source
+from verdictpack.config._strict import MAX_CONFIG_BYTES, MAX_DEPTH, MAX_INTEGER, json_path
 from verdictpack.core._scales import h_from_odds_ratio, p_from_h, phi
 
 __all__ = [
@@ -55,11 +55,11 @@ __all__ = [
     "SequentialConstruct",
     "StrictModel",
     "compile_construct",
-    "decode_config",
     "json_path",
     "load_source",
     "model_at",
     "parse_config",
+    "raw_at",
     "refuse",
     "unique",
 ]
@@ -435,15 +435,16 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
-def _at(obj: Any, loc: tuple[str | int, ...]) -> Any:
-    cur = obj
+def raw_at(data: Any, loc: Loc, default: Any = None) -> Any:
+    """The raw (decoded, unvalidated) config value at the JSON path ``loc`` (keys of objects,
+    indices of arrays), or ``default`` where the path is not in it."""
+    cur = data
     for part in loc:
         in_list = isinstance(part, int) and isinstance(cur, list) and 0 <= part < len(cur)
         in_dict = isinstance(part, str) and isinstance(cur, dict) and part in cur
-        if in_list or in_dict:
-            cur = cur[part]
-        else:
-            return None
+        if not (in_list or in_dict):
+            return default
+        cur = cur[part]
     return cur
 
 
@@ -527,7 +528,7 @@ def _is_union_tag(part: str | int, raw: Any, loc: tuple[str | int, ...]) -> bool
     if not isinstance(part, str):
         return False
     idx = loc.index(part)
-    parent = _at(raw, tuple(loc[:idx]))
+    parent = raw_at(raw, tuple(loc[:idx]))
     if not isinstance(parent, dict) or part in parent:
         return False
     return part in {v for v in parent.values() if isinstance(v, str)}
@@ -539,7 +540,7 @@ def _unwrapped(loc: Loc, raw: Any) -> Loc:
     file's."""
     out: list[str | int] = []
     for part in loc:
-        if not (isinstance(part, int) and isinstance(_at(raw, tuple(out)), dict)):
+        if not (isinstance(part, int) and isinstance(raw_at(raw, tuple(out)), dict)):
             out.append(part)
     return tuple(out)
 

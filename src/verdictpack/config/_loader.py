@@ -30,12 +30,13 @@ from verdictpack.config._strict import (
     MAX_DEPTH,
     depth_defect,
     duplicate_key_expected,
+    json_path,
 )
 from verdictpack.config._strict import Raw as _Raw
 from verdictpack.config._strict import integer_defect as _integer_defect
 from verdictpack.config._yaml import decode_yaml, is_yaml
 
-__all__ = ["ConfigSource", "Loc", "decode_config", "decode_config_at", "json_path", "load_source"]
+__all__ = ["ConfigSource", "Loc", "decode_config_at", "load_source"]
 
 
 # The loader's bounds (MAX_CONFIG_BYTES, MAX_DEPTH, MAX_INTEGER) live in _strict, shared with
@@ -47,7 +48,7 @@ Loc = tuple[str | int, ...]
 class ConfigSource:
     """The bytes of the one config verdictpack reads, and how to name it in messages.
 
-    ``json()`` is the strictly decoded value (see :func:`decode_config`), decoded once and
+    ``json()`` is the strictly decoded value (see :func:`decode_config_at`), decoded once and
     handed out as a fresh copy, so every consumer (the schema, the cross rules, the canonical
     hash of provenance) sees the same normalised value.
     """
@@ -85,14 +86,10 @@ class ConfigSource:
             self._decode()
         return self._value
 
-    def position(self, loc: Iterable[str | int]) -> tuple[int, int] | None:
-        """(line, column) of the key or item at ``loc``, else of its nearest ancestor that is in
-        the file (a missing field: the object it is missing from); None for bytes not read."""
-        key = tuple(loc)
-        return self.positions([key])[key]
-
     def positions(self, locs: Iterable[Loc]) -> dict[Loc, tuple[int, int] | None]:
-        """:meth:`position` of each of ``locs``, the bytes read again once for all of them."""
+        """(line, column) of the key or item at each of ``locs``, else of its nearest ancestor
+        that is in the file (a missing field: the object it is missing from); None for bytes not
+        read. The bytes are read again once for all of them."""
         if self._positions is None:
             object.__setattr__(self, "_positions", {})
         known: dict[Loc, tuple[int, int] | None] = self._positions
@@ -283,18 +280,6 @@ def _scan(
     return None  # pragma: no cover - the loop consumes input on every pass
 
 
-def decode_config(data: bytes, display: str) -> Any:
-    """Decode config bytes strictly; refuse, naming the JSON path (and line), anything that
-    ``json.loads`` would silently accept or choke on: duplicate keys (the last would win), NaN
-    and Infinity, integers past 2^53 - 1, numbers overflowing a float, lone surrogates, nesting
-    deeper than MAX_DEPTH (which would crash the parser). ``-0.0`` is read as ``0.0``, so one
-    canonical config gives one set of output bytes. A ``display`` ending in ``.yaml`` / ``.yml``
-    is read as YAML, by the rules of :mod:`verdictpack.config._yaml` (the same value as JSON
-    with the same content, the same refusals and more).
-    """
-    return decode_config_at(data, display)[0]
-
-
 def _line_columns(text: str, offsets: dict[Loc, int]) -> dict[Loc, tuple[int, int]]:
     """Character offsets as (line, column), both from 1."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -308,12 +293,21 @@ def _line_columns(text: str, offsets: dict[Loc, int]) -> dict[Loc, tuple[int, in
 def decode_config_at(
     data: bytes, display: str, want: AbstractSet[Loc] | None = None
 ) -> tuple[Any, dict[Loc, tuple[int, int]]]:
-    """:func:`decode_config`'s value and the (line, column) of each key and array item whose
-    JSON path (the root at ``()``) is in ``want``, so a schema defect can name its line.
+    """Decode config bytes strictly: the value, and the (line, column) of each key and array
+    item whose JSON path (the root at ``()``) is in ``want``, so a schema defect can name its
+    line.
+
+    Refused (ConfigError naming the JSON path and line): anything that ``json.loads`` would
+    silently accept or choke on: duplicate keys (the last would win), NaN and Infinity, integers
+    past 2^53 - 1, numbers overflowing a float, lone surrogates, nesting deeper than MAX_DEPTH
+    (which would crash the parser). ``-0.0`` is read as ``0.0``, so one canonical config gives
+    one set of output bytes. A ``display`` ending in ``.yaml`` / ``.yml`` is read as YAML, by the
+    rules of :mod:`verdictpack.config._yaml` (the same value as JSON with the same content, the
+    same refusals and more).
 
     Without ``want`` no position is kept (a valid config needs none: the value alone costs a
     few times the file's size). With it, a JSON text is only scanned again (the value is not
-    built: ``None`` is returned in its place); ConfigError as :func:`decode_config`.
+    built: ``None`` is returned in its place).
     """
     syntax = "YAML" if is_yaml(display) else "JSON"
 
@@ -438,10 +432,3 @@ def load_source(path: str | Path) -> ConfigSource:
     return ConfigSource(
         display=display, name=p.name, data=data, _value=value, folder=p.resolve().parent
     )
-
-
-def json_path(loc: Iterable[str | int]) -> str:
-    out = "$"
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out

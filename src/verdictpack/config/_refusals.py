@@ -25,15 +25,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from verdictpack._errors import MISSING, ConfigError, Defect, InputError, format_value
-from verdictpack.config._compiler import ConfigSource, Construct, json_path
+from verdictpack.config._compiler import ConfigSource, Construct, json_path, raw_at
+from verdictpack.config._strict import MAX_INTEGER
 
 __all__ = ["MAX_SEED", "SEED_TEXT", "Loc", "Refusals", "expected_text", "governing_loc"]
 
 Loc = tuple[str | int, ...]
 
-# The largest seed a config may carry: the canonical JSON (RFC 8785) hashed into provenance
-# represents no larger integer exactly.
-MAX_SEED = 2**53 - 1
+# The largest seed a config may carry: the largest integer a config may carry at all (the
+# canonical JSON, RFC 8785, hashed into provenance represents no larger integer exactly).
+MAX_SEED = MAX_INTEGER
 SEED_TEXT = "root seed of every simulated number, an integer in [0, 2^53 - 1]"
 Hint = str | Callable[[InputError], str] | None
 
@@ -77,14 +78,7 @@ class Refusals:
         """The config's raw value at ``loc`` (MISSING when absent)."""
         if self._raw is MISSING:
             self._raw = None if self.source is None else self.source.value()
-        cur = self._raw
-        for part in loc:
-            in_list = isinstance(part, int) and isinstance(cur, list) and 0 <= part < len(cur)
-            in_dict = isinstance(part, str) and isinstance(cur, dict) and part in cur
-            if not (in_list or in_dict):
-                return MISSING
-            cur = cur[part]
-        return cur
+        return raw_at(self._raw, loc, MISSING)
 
     def defect(self, exc: InputError, loc: Loc, what: str, hint: str = "") -> Defect:
         field = loc[-1] if loc else None

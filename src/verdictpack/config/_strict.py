@@ -9,6 +9,8 @@ before any work is done.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "MAX_CONFIG_BYTES",
     "MAX_DEPTH",
@@ -17,6 +19,7 @@ __all__ = [
     "depth_defect",
     "duplicate_key_expected",
     "integer_defect",
+    "json_path",
 ]
 
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -33,6 +36,11 @@ class Raw:
 
     def __repr__(self) -> str:
         return self.text
+
+
+def json_path(loc: Iterable[str | int]) -> str:
+    """The JSON path of ``loc`` as the defects name it: ``$.a.b[0]`` (the root ``$``)."""
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
 
 
 def integer_defect(token: str) -> str | None:

@@ -45,6 +45,7 @@ from verdictpack.config._strict import (
     depth_defect,
     duplicate_key_expected,
     integer_defect,
+    json_path,
 )
 
 __all__ = ["YAML_SUFFIXES", "decode_yaml", "is_yaml"]
@@ -141,7 +142,7 @@ class _Reader:
 
     def refuse(self, loc: Loc, received: Any, expected: str, mark: Any) -> None:
         self.defects.append(
-            Defect(self.display, _json_path(loc), received, f"{expected}; at {_where(mark)}")
+            Defect(self.display, json_path(loc), received, f"{expected}; at {_where(mark)}")
         )
 
     def next_path(self) -> tuple[Loc, bool]:
@@ -200,7 +201,7 @@ class _Reader:
                 self.defects.append(
                     Defect(
                         self.display,
-                        _json_path((*path, value)),
+                        json_path((*path, value)),
                         value,
                         duplicate_key_expected(_where(mark), _where(seen[value])),
                     )
@@ -263,7 +264,7 @@ class _Reader:
         self.node_checks(event, loc)
         if len(self.stack) >= MAX_DEPTH:
             received, expected = depth_defect(_where(event.start_mark))
-            self.defects.append(Defect(self.display, _json_path(loc), received, expected))
+            self.defects.append(Defect(self.display, json_path(loc), received, expected))
             return False
         if is_key:
             self.refuse(
@@ -291,10 +292,6 @@ class _Sentinel:
 
 _KEY = _Sentinel("(next node is a key)")
 _SKIP = _Sentinel("(refused key: its value is dropped)")
-
-
-def _json_path(loc: Loc) -> str:
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
 
 
 def decode_yaml(

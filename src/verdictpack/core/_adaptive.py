@@ -30,8 +30,7 @@ outward by 1e-12), intersected with the previous bounds (the running intersectio
 set covers at every time at once). The bets and values are kept (O(t) memory); an evaluation is
 one pass over them, and a bound moves only when the capital at the previous bound reaches 1/a.
 
-:class:`PlugInCS` implements :class:`~verdictpack.core._mixture.ConfidenceSequence`;
-:func:`plugin_bets` gives the bets of many streams at once (replicates × roots).
+:class:`PlugInCS` implements :class:`~verdictpack.core._mixture.ConfidenceSequence`.
 
 Neither kind of bet wins everywhere (measured, docs/statistics.md): the horizon bets give the
 narrowest interval near N and stop later before it; the plug-in bets close a
@@ -53,7 +52,6 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from verdictpack._errors import InputError
 from verdictpack._validate import closed_unit, open_interval
@@ -68,9 +66,7 @@ __all__ = [
     "bets_horizon",
     "check_bets",
     "check_horizon",
-    "log_capital",
     "make_cs",
-    "plugin_bets",
 ]
 
 Bets = Literal["grid", "plugin", "blend", "horizon"]
@@ -90,39 +86,6 @@ def check_horizon(horizon: Any) -> int | None:
     if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
         raise InputError("horizon", "a design horizon of at least 1 root, or None", horizon)
     return int(horizon)
-
-
-def plugin_bets(
-    xs: NDArray[np.float64], alpha: float, horizon: int | None = None
-) -> NDArray[np.float64]:
-    """The predictable plug-in bets λ̇ of streams ``xs`` (shape (..., t), values in [0, 1]),
-    before truncation: bet i uses only the values before it (module docstring); with a
-    ``horizon`` N the bets tuned to it (i·log(1 + i) replaced by N)."""
-    a = open_interval("alpha", alpha, 0.0, 0.5, "a per-tail level in (0, 0.5)")
-    n_design = check_horizon(horizon)
-    x = np.asarray(xs, dtype=np.float64)
-    t = x.shape[-1]
-    i = np.arange(1, t + 1, dtype=np.float64)
-    mu = (0.5 + np.cumsum(x, axis=-1)) / (i + 1.0)
-    # σ̂²_{i-1}: the variance estimate before root i (1/4 before any root)
-    dev = np.cumsum((x - mu) ** 2, axis=-1)
-    var_before = np.concatenate(
-        [np.full((*x.shape[:-1], 1), 0.25), ((0.25 + dev) / (i + 1.0))[..., :-1]], axis=-1
-    )
-    scale = i * np.log1p(i) if n_design is None else float(n_design)
-    out: NDArray[np.float64] = np.sqrt(2.0 * math.log(1.0 / a) / (var_before * scale))
-    return out
-
-
-def log_capital(
-    xs: NDArray[np.float64], bets: NDArray[np.float64], m: float, sign: float, cap: float = BET_CAP
-) -> NDArray[np.float64]:
-    """log K⁺_t(m) (``sign`` +1) or log K⁻_t(m) (−1) after each root: the running sums of the
-    truncated bets' log factors (module docstring)."""
-    room = m if sign > 0 else 1.0 - m  # how far X may fall against the bet
-    lam = np.minimum(bets, cap / room) if room > 0 else bets
-    out: NDArray[np.float64] = np.cumsum(np.log1p(sign * lam * (xs - m)), axis=-1)
-    return out
 
 
 def check_bets(value: Any) -> Bets:

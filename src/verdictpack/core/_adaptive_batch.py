@@ -251,15 +251,8 @@ class _PlugBank(_Bank):
         arr = np.asarray(m, dtype=np.float64)
         if arr.ndim == 0:
             arr = np.full(self.r, _check_mean(float(arr), "m"))
-        elif (
-            arr.shape != (self.r,)
-            or not np.all(np.isfinite(arr))
-            or np.any(arr < 0)
-            or np.any(arr > 1)
-        ):
-            raise InputError(
-                "m", f"a candidate mean in [0, 1] or an array of shape ({self.r},)", arr.tolist()
-            )
+        else:
+            arr = self._check_means(arr)
         out = np.empty(self.r)
         self._kernel.plug_log_e(
             *self._state(j), self.n, j, float(self.logc[j]), BET_CAP, self.blend, side, arr, out

@@ -14,6 +14,9 @@ A key (root, rater, order, trial) may occur at most once (InputError naming it o
 
 What is estimated, and how
 --------------------------
+:func:`estimate_panel` validates the rows once and returns every estimate below as the fields of
+one :class:`PanelEstimates`.
+
 **The root is the unit.** A judge's judgments on one root (both orders, every trial) share the
 root: its text, its difficulty, the judge's reading of it. They are correlated, so intervals
 that treat judgments as independent are too narrow by the square root of the design effect
@@ -21,7 +24,7 @@ that treat judgments as independent are too narrow by the square root of the des
 Monte Carlo of tests/core/test_estimates.py). Every interval below is cluster-robust with the
 root as the cluster; the design effect is reported beside it.
 
-**Preference rate** (:func:`rater_rates`, :func:`clustered_rate`): the mean value
+**Preference rate** (``PanelEstimates.rates``, :func:`clustered_rate`): the mean value
 m = Σ_i S_i / N (S_i the sum of the rater's values on root i, N its judgments). Its
 cluster-robust (linearised ratio) variance is V = G/(G − 1)·Σ_i (S_i − m·n_i)² / N² over the
 G roots (with equal cells per root this is s²/G of the per-root means: the t interval on the
@@ -36,13 +39,14 @@ root assumed (``wilson_on_roots_no_variation``); every root's mean equal but m i
 the normal quantile (``wilson_single_root``). ``design_effect`` = N·V/(m(1 − m)) as estimated
 (below 1 allowed); ``effective_n`` the count the interval used.
 
-**Position bias** (:func:`position_bias`): δ̂ = (m_first − m_second) / 2, m_first the mean value
-when the treatment was shown first (order 0), m_second when it was shown second (order 1); rows of
-unknown order do not enter. This is the δ of :class:`verdictpack.simulate._judges.JudgeSheet`
-(p ± δ per order). Interval: the MOVER for correlated estimates (Zou & Donner 2008) built from
-the two orders' root-clustered Wilson intervals above (over the G roots with a known order,
-t quantile at G − 1), with r̂ the cluster-robust correlation of m_first and m_second
-(0 when either variance is 0), halved and kept in [−0.5, 0.5]:
+**Position bias** (``PanelEstimates.position_biases``): δ̂ = (m_first − m_second) / 2, m_first
+the mean value when the treatment was shown first (order 0), m_second when it was shown second
+(order 1); rows of unknown order do not enter. This is the δ of
+:class:`verdictpack.simulate._judges.JudgeSheet` (p ± δ per order). Interval: the MOVER for
+correlated estimates (Zou & Donner 2008) built from the two orders' root-clustered Wilson
+intervals above (over the G roots with a known order, t quantile at G − 1), with r̂ the
+cluster-robust correlation of m_first and m_second (0 when either variance is 0), halved and kept
+in [−0.5, 0.5]:
 
     L = d − √((m₁ − l₁)² + (u₂ − m₂)² − 2r̂(m₁ − l₁)(u₂ − m₂)),
     U = d + √((u₁ − m₁)² + (m₂ − l₂)² − 2r̂(u₁ − m₁)(m₂ − l₂)),  d = m₁ − m₂.
@@ -52,12 +56,12 @@ With equal cells it is close to the t interval on the per-root differences; near
 cluster-robust variance of d over m₁(1 − m₁)/N₁ + m₂(1 − m₂)/N₂. It is undefined (``None``)
 when the rater has no row in one of the two orders.
 
-**Pairwise κ** (:func:`pairwise_kappa`): Cohen's κ
+**Pairwise κ** (``PanelEstimates.kappas``): Cohen's κ
 (:func:`verdictpack.core._agreement.cohens_kappa`, categories the values observed among
 {0, 0.5, 1, ...}) between two raters over the (root, order, trial) keys both judged, with its
 asymptotic interval; ``None`` when fewer than 2 keys are shared or κ is 0/0.
 
-**Latent correlation** (:func:`latent_correlation`): the Gaussian-copula (tetrachoric) relation of
+**Latent correlation** (``PanelEstimates.latent``): the Gaussian-copula (tetrachoric) relation of
 the simulated panel model: rater j prefers the treatment iff Z_j < Φ⁻¹(p_j,o), so for two raters on
 the same key P(both prefer) = Φ₂(Φ⁻¹(p_j,o), Φ⁻¹(p_k,o); ρ). Per pair, on the shared keys whose two
 values are both binary (ties leave the pair's estimate), the thresholds are the raters' rates on
@@ -93,7 +97,7 @@ from scipy import integrate, special
 
 from verdictpack._errors import InputError
 from verdictpack._validate import open_unit
-from verdictpack.core._agreement import KappaResult, cohens_kappa
+from verdictpack.core._agreement import KappaResult, _sort_key, cohens_kappa
 
 __all__ = [
     "LatentCorrelation",
@@ -105,10 +109,6 @@ __all__ = [
     "bivariate_normal_cdf",
     "clustered_rate",
     "estimate_panel",
-    "latent_correlation",
-    "pairwise_kappa",
-    "position_bias",
-    "rater_rates",
     "reader_audit_from_readings",
 ]
 
@@ -334,21 +334,6 @@ def _rates(rows: _Rows, level: float) -> tuple[RaterRate, ...]:
     )
 
 
-def rater_rates(
-    root: Any,
-    rater: Any,
-    order: Any,
-    value: Any,
-    *,
-    trial: Any | None = None,
-    n_raters: int | None = None,
-    level: float = 0.95,
-) -> tuple[RaterRate, ...]:
-    """Per rater (index 0 .. n_raters − 1): preference rate, interval, n (module docstring)."""
-    lev = _level(level)
-    return _rates(_rows(root, rater, order, value, trial, n_raters), lev)
-
-
 def clustered_rate(root: Any, value: Any, *, level: float = 0.95) -> RaterRate:
     """The mean of ``value`` (numbers in [0, 1]) with the rates' root-clustered interval, for
     judgments with no rater/order/trial key (e.g. the humans pooled: several judgments per
@@ -455,21 +440,6 @@ def _biases(rows: _Rows, level: float) -> tuple[PositionBias, ...]:
     return tuple(out)
 
 
-def position_bias(
-    root: Any,
-    rater: Any,
-    order: Any,
-    value: Any,
-    *,
-    trial: Any | None = None,
-    n_raters: int | None = None,
-    level: float = 0.95,
-) -> tuple[PositionBias, ...]:
-    """Per rater: half the difference of the preference rate between the two orders."""
-    lev = _level(level)
-    return _biases(_rows(root, rater, order, value, trial, n_raters), lev)
-
-
 # --------------------------------------------------------------------------------------------
 # pairs
 # --------------------------------------------------------------------------------------------
@@ -513,22 +483,6 @@ def _kappas(rows: _Rows, level: float) -> tuple[PairKappa, ...]:
                         result = None
             out.append(PairKappa(a, b, int(va.size), result))
     return tuple(out)
-
-
-def pairwise_kappa(
-    root: Any,
-    rater: Any,
-    order: Any,
-    value: Any,
-    *,
-    trial: Any | None = None,
-    n_raters: int | None = None,
-    level: float = 0.95,
-) -> tuple[PairKappa, ...]:
-    """Cohen's κ (with its interval) for every pair of raters, on the (root, order, trial) keys
-    both judged."""
-    lev = _level(level)
-    return _kappas(_rows(root, rater, order, value, trial, n_raters), lev)
 
 
 # --------------------------------------------------------------------------------------------
@@ -640,19 +594,6 @@ def _latent(rows: _Rows) -> LatentCorrelation:
     return LatentCorrelation(rho, active, size, pairs)
 
 
-def latent_correlation(
-    root: Any,
-    rater: Any,
-    order: Any,
-    value: Any,
-    *,
-    trial: Any | None = None,
-    n_raters: int | None = None,
-) -> LatentCorrelation:
-    """The panel's latent correlation by the Gaussian-copula relation, averaged over pairs."""
-    return _latent(_rows(root, rater, order, value, trial, n_raters))
-
-
 # --------------------------------------------------------------------------------------------
 # everything at once
 # --------------------------------------------------------------------------------------------
@@ -703,10 +644,6 @@ def estimate_panel(
 # --------------------------------------------------------------------------------------------
 
 
-def _label_key(x: Any) -> tuple[str, str]:
-    return (type(x).__name__, repr(x))
-
-
 def reader_audit_from_readings(
     root: Sequence[Hashable],
     reader: Sequence[Hashable],
@@ -742,7 +679,7 @@ def reader_audit_from_readings(
             raise InputError(
                 f"root {r!r}", "exactly two readings (double reading)", f"{len(readings)} readings"
             )
-        (wa, ca), (wb, cb) = sorted(readings, key=lambda x: _label_key(x[0]))
+        (wa, ca), (wb, cb) = sorted(readings, key=lambda x: _sort_key(x[0]))
         if wa == wb:
             raise InputError(f"root {r!r}", "two readings by two different readers", [wa, wb])
         first.append(ca)

@@ -460,30 +460,31 @@ def binomial_region(
     sides 1, "greater": upper = smallest c with P0(X >= c) <= alpha; "less": lower = largest c with
     P0(X <= c) <= alpha. sides 2: both, each at alpha/2 (``direction`` is then irrelevant).
     """
-    n_ = int_at_least("n", n, 1)
-    p0_ = open_unit("p0", p0)
-    alpha_ = open_unit("alpha", alpha)
-    sides_ = _sides(sides)
-    direction_ = _direction(direction)
-    ns = np.array([n_], dtype=np.int64)
-    lower, upper = _regions(ns, p0_, alpha_, sides_, direction_)
-    achieved = float(_region_probability(ns, lower, upper, p0_)[0])
-    return _as_region(n_, int(lower[0]), int(upper[0]), achieved)
+    return _as_region(*_region_at(n, p0, (), alpha, sides, direction))
 
 
 def binomial_power(
     n: int, p0: float, p1: float, alpha: float, sides: int, direction: str = "greater"
 ) -> float:
     """Exact power at true rate p1 of the region :func:`binomial_region` returns."""
+    return _region_at(n, p0, (p1,), alpha, sides, direction)[3]
+
+
+def _region_at(
+    n: int, p0: float, p1: tuple[float, ...], alpha: float, sides: int, direction: str
+) -> tuple[int, int, int, float]:
+    """The arguments of :func:`binomial_region` / :func:`binomial_power` checked (n, p0, p1
+    when given, alpha, sides, direction): (n, lower, upper, the region's probability at p1, or
+    at p0 when no p1 is given)."""
     n_ = int_at_least("n", n, 1)
-    p0_ = open_unit("p0", p0)
-    p1_ = open_unit("p1", p1)
+    rates = [open_unit("p0", p0), *(open_unit("p1", p) for p in p1)]
     alpha_ = open_unit("alpha", alpha)
     sides_ = _sides(sides)
     direction_ = _direction(direction)
     ns = np.array([n_], dtype=np.int64)
-    lower, upper = _regions(ns, p0_, alpha_, sides_, direction_)
-    return float(_region_probability(ns, lower, upper, p1_)[0])
+    lower, upper = _regions(ns, rates[0], alpha_, sides_, direction_)
+    achieved = float(_region_probability(ns, lower, upper, rates[-1])[0])
+    return n_, int(lower[0]), int(upper[0]), achieved
 
 
 def binomial_normal_n(p0: float, p1: float, alpha: float, power: float, sides: int) -> int:
@@ -491,14 +492,18 @@ def binomial_normal_n(p0: float, p1: float, alpha: float, power: float, sides: i
 
     z_a = z_{1−α/sides}, z_b = z_power (closed form).
     """
+    return _binomial_normal_n(*_size_args(p0, p1, alpha, power, sides))
+
+
+def _size_args(
+    p0: float, p1: float, alpha: float, power: float, sides: int
+) -> tuple[float, float, float, float, int]:
+    """The arguments of the binomial sample sizes, checked in this order."""
     p0_ = open_unit("p0", p0)
     p1_ = open_unit("p1", p1)
     if p1_ == p0_:
         raise InputError("p1", "a rate different from p0", p1)
-    alpha_ = open_unit("alpha", alpha)
-    power_ = open_unit("power", power)
-    sides_ = _sides(sides)
-    return _binomial_normal_n(p0_, p1_, alpha_, power_, sides_)
+    return p0_, p1_, open_unit("alpha", alpha), open_unit("power", power), _sides(sides)
 
 
 def _binomial_normal_n(p0: float, p1: float, alpha: float, power: float, sides: int) -> int:
@@ -530,13 +535,7 @@ def binomial_sample_size(
     [stable_n, n_max] reaches the target. InputError naming ``n_max`` when the target is not
     reached by n_max, or when n_max itself is underpowered (no stable n inside the horizon).
     """
-    p0_ = open_unit("p0", p0)
-    p1_ = open_unit("p1", p1)
-    if p1_ == p0_:
-        raise InputError("p1", "a rate different from p0", p1)
-    alpha_ = open_unit("alpha", alpha)
-    power_ = open_unit("power", power)
-    sides_ = _sides(sides)
+    p0_, p1_, alpha_, power_, sides_ = _size_args(p0, p1, alpha, power, sides)
     normal = _binomial_normal_n(p0_, p1_, alpha_, power_, sides_)
     horizon = max(2 * normal, normal + 200) if n_max is None else int_at_least("n_max", n_max, 1)
     if horizon > MAX_BINOMIAL_HORIZON:

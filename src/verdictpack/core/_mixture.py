@@ -495,11 +495,6 @@ class MixtureCS:
         return self._b[0] > self._b[1]
 
     @property
-    def moved(self) -> bool:
-        """Whether the last update searched for a new bound (the bound may not have changed)."""
-        return self._moved
-
-    @property
     def counts(self) -> dict[float, int]:
         """Observations per distinct value."""
         return {v: int(self._cnts[j]) for v, j in self._index.items()}

@@ -172,17 +172,6 @@ class _Bank:
             self.counts[j][:] = 0.0
             self.counts[j][at] = old.counts[j]
 
-    def moved(self, j: int) -> BoolArray:
-        """Replicates whose stream-j bounds were searched in the last step."""
-        return np.asarray(self.last[:, j] != 0)
-
-    def linear_terms(self) -> FloatArray:
-        """P0_k·Q_k = w_k·E_k,t(b)/c per (bet, plane, replicate) (terms below the floor raised)."""
-        lay, sk = self.lay, self.s * self.k
-        p0 = self.state[:, lay["p"] : lay["p"] + sk]
-        q = self.state[:, lay["q"] : lay["q"] + sk]
-        return np.asarray((p0 * q).reshape(self.r, self.s, self.k).transpose(2, 1, 0))
-
     def step(self, idxs: Sequence[NDArray[Any] | None], acts: Sequence[BoolArray | None]) -> None:
         """Stream j observes ``support_j[idxs[j][r]]`` on its active replicates (``acts[j]``
         None: all; ``idxs[j]`` None: none); an inactive replicate's index is never read."""
@@ -256,6 +245,11 @@ class _Bank:
             lw = table @ counts + self.logw[:, None]  # (K, R)
             mx = lw.max(axis=0)
             return np.asarray(mx + np.log(np.exp(lw - mx).sum(axis=0)), dtype=np.float64)
+        slam = np.broadcast_to(sl[:, None], (sl.size, self.r))
+        return _log_e_rows(support, counts, self._check_means(arr), slam, self.logw)
+
+    def _check_means(self, arr: FloatArray) -> FloatArray:
+        """``arr``, one candidate mean in [0, 1] per replicate, or InputError naming ``m``."""
         if (
             arr.shape != (self.r,)
             or not np.all(np.isfinite(arr))
@@ -265,8 +259,7 @@ class _Bank:
             raise InputError(
                 "m", f"a candidate mean in [0, 1] or an array of shape ({self.r},)", arr.tolist()
             )
-        slam = np.broadcast_to(sl[:, None], (sl.size, self.r))
-        return _log_e_rows(support, counts, arr, slam, self.logw)
+        return arr
 
 
 class BatchMixtureCS:
@@ -317,10 +310,6 @@ class BatchMixtureCS:
         return self._spec
 
     @property
-    def support(self) -> FloatArray:
-        return self._support.copy()
-
-    @property
     def t(self) -> NDArray[np.int64]:
         return np.asarray(self._bank.t[self._j], dtype=np.int64)
 
@@ -336,11 +325,6 @@ class BatchMixtureCS:
     def empty(self) -> BoolArray:
         j = self._j
         return np.asarray(self._bank.b[2 * j] > self._bank.b[2 * j + 1])
-
-    @property
-    def moved(self) -> BoolArray:
-        """Replicates whose bounds were searched in the last update."""
-        return self._bank.moved(self._j)
 
     @property
     def searches(self) -> int:

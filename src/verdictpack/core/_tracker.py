@@ -35,7 +35,6 @@ from verdictpack.core._mixture import (
     MixtureSpec,
     _check_alpha,
     _check_construction,
-    _check_mean,
     _check_observation,
     _check_replicates,
     _check_support,
@@ -270,22 +269,6 @@ class HTracker(_TrackerSettings[ScalarCS]):
     def verdict(self, at_cap: bool = False, instrument_valid: bool = True) -> Verdict | None:
         """The verdict state now (None = CONTINUE)."""
         return classify(self._h_lo, self._h_hi, self._threshold, at_cap, instrument_valid)
-
-    def log_e_values(self, m_mean: float, h_mean: float) -> dict[str, float]:
-        """Current log e-values of every stream at candidate means (D at m_mean − h_mean)."""
-        mm = _check_mean(m_mean, "m_mean")
-        hm = _check_mean(h_mean, "h_mean")
-        out = {
-            "model_upper": self._model.log_e_upper(mm),
-            "model_lower": self._model.log_e_lower(mm),
-            "human_upper": self._human.log_e_upper(hm),
-            "human_lower": self._human.log_e_lower(hm),
-        }
-        if self._diff is not None:
-            dm = min(max((mm - hm + 1.0) / 2.0, 0.0), 1.0)
-            out["diff_upper"] = self._diff.log_e_upper(dm)
-            out["diff_lower"] = self._diff.log_e_lower(dm)
-        return out
 
 
 class BatchHTracker(_TrackerSettings["BatchMixtureCS"]):

@@ -180,10 +180,6 @@ class RootValues(EvidenceBlock):
         has = ~np.isnan(self.h_lo)
         return bool(np.any(self.m_lo != self.m_hi) or np.any(self.h_lo[has] != self.h_hi[has]))
 
-    def h_value(self, i: int) -> float | None:
-        v = float(self.h[i])
-        return None if v != v else v
-
 
 def _defect(table: JudgmentTable, i: int, received: object, expected: str) -> Defect:
     o = table.origin(i)

@@ -154,11 +154,10 @@ class TextParser:
         object.__setattr__(self, "_compiled", tuple(compiled))
 
     def _answer(self, token: str) -> str | None:
-        t = _fold(token)
-        for k, label in enumerate(self.labels):
-            if t == label.casefold():
-                return POSITIONS[k]
-        return "tie" if any(t == w.casefold() for w in self.ties) else None
+        k = _label_of(token, self.labels)
+        if k is not None:
+            return POSITIONS[k]
+        return "tie" if any(_fold(token) == w.casefold() for w in self.ties) else None
 
     def read(self, text: str | None) -> Extraction:
         """The answer ``text`` gives: a position with path ``parser`` and the rule that read

@@ -123,13 +123,6 @@ def read_inside(folder: Path, rel: str) -> tuple[Path, bytes] | str:
             return f"{inside}, readable ({exc.strerror or exc})"
 
 
-def _as_table(result: Any) -> tuple[JudgmentTable, tuple[Defect, ...]]:
-    table = getattr(result, "table", None)
-    if isinstance(table, JudgmentTable):
-        return table, tuple(result.defects)
-    return JudgmentTable.from_judgments(result.judgments), tuple(result.defects)
-
-
 def read_judgment_file(
     fmt: str,
     path: Path,
@@ -146,7 +139,7 @@ def read_judgment_file(
     if data is not None:
         opts["data"] = data
     if fmt == "table":
-        result: Any = read_table(path, display=display, **opts)
+        result = read_table(path, display=display, **opts)
     elif fmt == "labelstudio":
         result = read_labelstudio(path, display=display, **opts)
     elif fmt == "argilla":
@@ -164,8 +157,8 @@ def read_judgment_file(
     else:
         raise InputError("format", "one of " + ", ".join(FORMATS), fmt)
     if notes is not None:
-        notes.extend(f"{display}: {note}" for note in getattr(result, "notes", ()))
-    return _as_table(result)
+        notes.extend(f"{display}: {note}" for note in result.notes)
+    return result.table, tuple(result.defects)
 
 
 @dataclass(frozen=True)

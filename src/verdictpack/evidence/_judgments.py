@@ -52,6 +52,7 @@ __all__ = [
     "JudgmentTable",
     "Origin",
     "cap_defects",
+    "more_defects",
 ]
 
 CHOICES = ("treatment", "null_partner", "tie", "invalid")
@@ -107,9 +108,12 @@ def cap_defects(
     """The first ``limit`` defects, plus one summary defect counting the rest (if any)."""
     if len(defects) <= limit:
         return tuple(defects)
-    rest = len(defects) - limit
-    summary = Defect(file, "(more)", f"{rest} more defects not listed", "a file without defects")
-    return (*defects[:limit], summary)
+    return (*defects[:limit], more_defects(file, len(defects) - limit))
+
+
+def more_defects(file: str, rest: int) -> Defect:
+    """The summary defect counting the ``rest`` defects of ``file`` not listed."""
+    return Defect(file, "(more)", f"{rest} more defects not listed", "a file without defects")
 
 
 def _encode(values: Sequence[str]) -> tuple[tuple[str, ...], NDArray[np.int64]]:

@@ -69,8 +69,8 @@ Secrets. :meth:`Ledger.open` takes the study's secret values (the API keys read 
 environment); any text about to be stored that contains one is refused, nothing is written, and
 the message never repeats the secret.
 
-Reading. Every record (:class:`Answer`, :class:`Commit`, :class:`Event` ...) reads by attribute or
-by field name (``answer.cost`` or ``answer["cost"]``).
+Reading. Every record (:class:`Answer`, :class:`Commit`, :class:`Event`) reads by attribute or by
+field name (``answer.cost`` or ``answer["cost"]``).
 """
 
 from __future__ import annotations
@@ -84,17 +84,15 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._errors import InputError
+from verdictpack.evidence._choice import ORDERS, PATHS
 from verdictpack.evidence._ledger_chain import Chain, table_of
 from verdictpack.evidence._ledger_chain import damaged as _damaged
 from verdictpack.evidence._ledger_guard import _check_secrets, _guard
 from verdictpack.evidence._ledger_records import (
     Answer,
-    Attempt,
-    Cancellation,
     Commit,
     Event,
     LedgerError,
-    RequestRecord,
     Spend,
     _mapping,
     canonical_json,
@@ -117,17 +115,13 @@ from verdictpack.evidence._table import CHOICES
 
 __all__ = [
     "CHOICES",
-    "EXTRACTION_PATHS",
     "LEDGER_FILENAME",
     "ORDERS",
     "Answer",
-    "Attempt",
-    "Cancellation",
     "Commit",
     "Event",
     "Ledger",
     "LedgerError",
-    "RequestRecord",
     "Spend",
     "canonical_json",
     "manifest_hash",
@@ -135,8 +129,6 @@ __all__ = [
 ]
 
 LEDGER_FILENAME = "ledger.sqlite"
-ORDERS = ("treatment_first", "null_first")
-EXTRACTION_PATHS = ("logprobs", "structured", "parser", "none")
 _MISMATCH = "a study never mixes manifests; start a fresh study in a new folder"
 
 
@@ -192,25 +184,7 @@ class Ledger:
         p = _ledger_path(path)
         if not p.parent.is_dir():
             raise LedgerError(f"ledger {p}: the folder {p.parent} does not exist")
-        try:
-            # one thread at a time, but not always the opening one (commit_batch)
-            conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise LedgerError(f"ledger {p}: cannot be opened ({exc})") from None
-        try:
-            stored, _ = _prepare(conn, p, (digest, manifest_text))
-            if stored != digest:
-                raise LedgerError(
-                    f"ledger {p} holds manifest {stored[:12]}, this study's manifest is "
-                    f"{digest[:12]}: {_MISMATCH}"
-                )
-            return cls(conn, p, digest, manifest_text, guards, readonly=False)
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise LedgerError(f"ledger {p}: {_damaged(exc)}") from None
-        except BaseException:
-            conn.close()
-            raise
+        return cls._connect(p, (digest, manifest_text), guards)
 
     @classmethod
     def open_readonly(cls, path: Path | str) -> Ledger:
@@ -221,16 +195,36 @@ class Ledger:
         p = _ledger_path(path)
         if not p.is_file():
             raise LedgerError(f"ledger {p}: no such file")
+        return cls._connect(p, None, ())
+
+    @classmethod
+    def _connect(
+        cls, p: Path, manifest: tuple[str, str] | None, secrets: tuple[str, ...]
+    ) -> Ledger:
+        """Connect to the ledger file ``p`` and open the ledger there: read-write with the
+        study's ``manifest`` (hash, canonical text; refused if the file holds another one),
+        read-only without. The connection is closed again if the opening fails."""
         try:
-            conn = sqlite3.connect(
-                f"{p.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None
-            )
+            if manifest is None:
+                conn = sqlite3.connect(
+                    f"{p.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None
+                )
+            else:  # one thread at a time, but not always the opening one (commit_batch)
+                conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise LedgerError(f"ledger {p}: cannot be opened ({exc})") from None
         try:
-            digest, text = _prepare(conn, p, None)
-            conn.execute("PRAGMA query_only=ON")
-            return cls(conn, p, digest, text, (), readonly=True)
+            digest, text = _prepare(conn, p, manifest)
+            if manifest is None:
+                conn.execute("PRAGMA query_only=ON")
+            elif digest != manifest[0]:
+                raise LedgerError(
+                    f"ledger {p} holds manifest {digest[:12]}, this study's manifest is "
+                    f"{manifest[0][:12]}: {_MISMATCH}"
+                )
+            else:
+                text = manifest[1]
+            return cls(conn, p, digest, text, secrets, readonly=manifest is None)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise LedgerError(f"ledger {p}: {_damaged(exc)}") from None
@@ -486,8 +480,9 @@ class Ledger:
         """Record the answer to a recorded request (once: a request is answered only once).
 
         ``raw`` is the response body as received (bytes must be UTF-8); ``choice`` one of
-        :data:`CHOICES`; ``path`` how it was read, one of :data:`EXTRACTION_PATHS`;
-        ``p_treatment`` P(treatment) from the logprobs, or None.
+        :data:`CHOICES`; ``path`` how it was read, one of
+        :data:`~verdictpack.evidence._choice.PATHS`; ``p_treatment`` P(treatment) from the
+        logprobs, or None.
         """
         if isinstance(raw, bytes):
             try:
@@ -509,7 +504,7 @@ class Ledger:
             model_id,
             _nonneg("latency", latency),
             _choice("choice", choice, CHOICES),
-            _choice("path", path, EXTRACTION_PATHS),
+            _choice("path", path, PATHS),
             _unit("p_treatment", p_treatment, optional=True),
         )
         db = self._writable("record_answer")
@@ -540,11 +535,6 @@ class Ledger:
             self._pending_units[root] = self._pending_units.get(root, 0) + u
         self._settle(key, "answered", amount, "answered")
 
-    def answer(self, key: str) -> Answer | None:
-        """The stored answer to the request ``key``, or None: the cache lookup."""
-        row = self._db.execute(_ANSWER_SELECT + " WHERE a.key = ?", (key,)).fetchone()
-        return None if row is None else Answer(*row)
-
     def answers_by_key(self) -> dict[str, Answer]:
         """Every stored answer by request key, in the order they were recorded."""
         rows = self._db.execute(_ANSWER_SELECT + " ORDER BY a.rowid")
@@ -559,37 +549,7 @@ class Ledger:
         )
         return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
-    def requests(self) -> list[RequestRecord]:
-        """Every recorded request, in the order recorded."""
-        rows = self._db.execute(
-            'SELECT key, root_id, judge, "order", trial, body FROM requests ORDER BY rowid'
-        )
-        return [RequestRecord(*row) for row in rows]
-
-    def unanswered(self) -> list[RequestRecord]:
-        """Recorded requests without an answer (in flight or failed when a run ended)."""
-        rows = self._db.execute(
-            'SELECT r.key, r.root_id, r.judge, r."order", r.trial, r.body FROM requests r '
-            "WHERE NOT EXISTS (SELECT 1 FROM answers a WHERE a.key = r.key) ORDER BY r.rowid"
-        )
-        return [RequestRecord(*row) for row in rows]
-
-    def attempts(self, key: str | None = None) -> list[Attempt]:
-        """Recorded attempts (of one request, or all), in the order recorded."""
-        sql = "SELECT key, attempt, outcome, latency, bytes FROM attempts"
-        db = self._db
-        if key is None:
-            rows = db.execute(sql + " ORDER BY seq")
-        else:
-            rows = db.execute(sql + " WHERE key = ? ORDER BY seq", (key,))
-        return [Attempt(*row) for row in rows]
-
     # ---- commits: the prefix of the registered order --------------------------------------
-
-    @property
-    def next_seq(self) -> int:
-        """The seq the next :meth:`commit_root` must carry (1 for an empty ledger)."""
-        return self._next_seq
 
     def commit_root(
         self,
@@ -709,11 +669,6 @@ class Ledger:
     def sent_count(self, key: str) -> int:
         """How many calls of request ``key`` were sent (in every run): the last attempt number."""
         return self._tries.get(key, 0)
-
-    def cancelled(self) -> list[Cancellation]:
-        """Every cancellation, in the order recorded."""
-        rows = self._db.execute("SELECT key, cost_estimate, reason FROM cancelled ORDER BY seq")
-        return [Cancellation(*row) for row in rows]
 
     def spend(self) -> Spend:
         """(cost of answers of committed roots, of answers of other roots, calls sent without an

@@ -1,6 +1,6 @@
 """The ledger's records and identities: the canonical JSON and hashes that key a request to its
-manifest, one frozen record type per table row (request, attempt, answer, commit, cancellation,
-event), the spend, and the ledger's error. Part of :mod:`verdictpack.evidence._ledger`, which
+manifest, one frozen record type per row the ledger reads back (answer, commit, event), the
+spend, and the ledger's error. Part of :mod:`verdictpack.evidence._ledger`, which
 stores them."""
 
 from __future__ import annotations
@@ -71,37 +71,12 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
-    """A record class's field names, in order (looked up once per class: records are read by
-    name in loops over every answer of a ledger)."""
+    """A record class's field names, in order (looked up once per class)."""
     names = _FIELD_NAMES.get(cls)
     if names is None:
         fields: dict[str, Any] = getattr(cls, "__dataclass_fields__", {})
         names = _FIELD_NAMES[cls] = tuple(fields)
     return names
-
-
-@dataclass(frozen=True, slots=True)
-class RequestRecord(_Record):
-    """One request as recorded (``body`` is its canonical JSON text); a live run records it
-    with the group of writes its sending falls in, no later than its answer."""
-
-    key: str
-    root_id: str
-    judge: str
-    order: str
-    trial: int
-    body: str
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt(_Record):
-    """One try of one request: ``outcome`` is the HTTP status (as text) or the error text."""
-
-    key: str
-    attempt: int
-    outcome: str
-    latency: float
-    nbytes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,15 +111,6 @@ class Commit(_Record):
     h_lo: float | None
     h_hi: float | None
     state: str
-
-
-@dataclass(frozen=True, slots=True)
-class Cancellation(_Record):
-    """A request abandoned in flight, with the cost it may still be billed."""
-
-    key: str
-    cost_estimate: float
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from verdictpack._errors import OutputError
 from verdictpack._output import REPORT_FOLDER, _fsync_path, _names, _write_all, check_output_path
+from verdictpack.evidence._ledger import LEDGER_FILENAME as LEDGER_NAME
 
 try:
     import fcntl
@@ -25,7 +26,6 @@ __all__ = ["LEDGER_NAME", "LIVE_LOCK", "LIVE_MARKER", "REPORT_FOLDER", "LiveFold
 LIVE_MARKER = ".verdictpack-live.json"
 LIVE_LOCK = ".verdictpack-live.lock"
 LIVE_MARKER_TMP = LIVE_MARKER + ".tmp"
-LEDGER_NAME = "ledger.sqlite"
 
 
 def _live_marker_text(manifest: str) -> str:
@@ -173,10 +173,6 @@ class LiveFolder:
     def fresh(self) -> bool:
         """This run wrote the marker: the study starts here (no earlier run began it)."""
         return self._fresh
-
-    @property
-    def report(self) -> Path:
-        return self.path / REPORT_FOLDER
 
     def release(self) -> None:
         if self._fd is not None:

@@ -23,14 +23,9 @@ from pathlib import Path
 from verdictpack._errors import Defect
 from verdictpack.stimuli._pairs import root_id_problem
 
-__all__ = ["ORDER_DOMAIN", "order_key", "read_order_file", "registered_order"]
+__all__ = ["ORDER_DOMAIN", "read_order_file", "registered_order"]
 
 ORDER_DOMAIN = "verdictpack/root-order/v1"
-
-
-def order_key(seed: int, root_id: str) -> bytes:
-    """The hash that places ``root_id`` in the registered order under ``seed``."""
-    return hashlib.sha256(f"{ORDER_DOMAIN}\n{int(seed)}\n{root_id}".encode()).digest()
 
 
 def registered_order(seed: int, root_ids: Iterable[str]) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from verdictpack._errors import InputError
 from verdictpack.core._tracks import TrackStream
 from verdictpack.evidence._assemble import EvidenceBlock, Policy, RootValues
 from verdictpack.evidence._files import DataFile, data_file
-from verdictpack.evidence._ledger import Answer, Commit
+from verdictpack.evidence._ledger import LEDGER_FILENAME, Answer, Commit
 from verdictpack.evidence._table import CHOICES, ORDERS, RATER_KINDS, JudgmentTable
 from verdictpack.stimuli._stimulus import Stimulus
 
@@ -273,24 +273,24 @@ def committed_evidence(
 ) -> CommittedEvidence:
     """The committed prefix (the ledger's ``commits`` in order) and the ``answers`` on those
     roots (answers on roots not committed are left out), sorted by root, judge, order, trial."""
-    roots = tuple(c["root_id"] for c in commits)
+    roots = tuple(c.root_id for c in commits)
     ids = set(roots)
     rows = sorted(
-        (a for a in answers if a["root_id"] in ids),
-        key=lambda a: (a["root_id"], a["judge"], a["order"], a["trial"]),
+        (a for a in answers if a.root_id in ids),
+        key=lambda a: (a.root_id, a.judge, a.order, a.trial),
     )
     table = JudgmentTable.from_columns(
-        [a["root_id"] for a in rows],
-        [a["judge"] for a in rows],
+        [a.root_id for a in rows],
+        [a.judge for a in rows],
         np.full(len(rows), RATER_KINDS.index("model"), np.int8),
-        np.array([ORDERS.index(a["order"]) for a in rows], np.int8),
-        np.array([CHOICES.index(a["choice"]) for a in rows], np.int8),
-        trial=np.array([a["trial"] for a in rows], np.int64),
-        cost=np.array([a["cost"] for a in rows], np.float64),
-        raw=[a["path"] for a in rows],
+        np.array([ORDERS.index(a.order) for a in rows], np.int8),
+        np.array([CHOICES.index(a.choice) for a in rows], np.int8),
+        trial=np.array([a.trial for a in rows], np.int64),
+        cost=np.array([a.cost for a in rows], np.float64),
+        raw=[a.path for a in rows],
         p_treatment=np.array(
-            [np.nan if a["p_treatment"] is None else a["p_treatment"] for a in rows], np.float64
+            [np.nan if a.p_treatment is None else a.p_treatment for a in rows], np.float64
         ),
     )
-    digest = data_file("live", "ledger.sqlite", "live judges", table.to_csv_bytes(), len(table))
+    digest = data_file("live", LEDGER_FILENAME, "live judges", table.to_csv_bytes(), len(table))
     return CommittedEvidence(roots, table, digest, stop, chain)

@@ -11,9 +11,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from verdictpack._results import Quantity, exact
+from verdictpack.config._blocks import SequentialSettings
 from verdictpack.config._compiler import ConfigSource, CrossRule, StrictModel
 
-__all__ = ["Layer", "ProgressHook", "RunOptions", "report_progress"]
+__all__ = [
+    "CostLine",
+    "Layer",
+    "ProgressHook",
+    "RunOptions",
+    "report_progress",
+    "sequential_record",
+    "with_total",
+]
 
 # How a run says how far it is: ``hook(what, done, total)`` as work advances (``what`` names the
 # step, e.g. "power scenarios"; ``done`` of ``total`` units, blocks of replicates or items). It
@@ -44,6 +54,35 @@ def report_progress(options: RunOptions | None, what: str) -> Callable[[int, int
         hook(what, done, total)
 
     return tick
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """One line of a cost table: the touches and the cost of one item of one route."""
+
+    route: str
+    line: str
+    touches: Quantity
+    cost: Quantity
+
+
+def with_total(route: str, rows: list[CostLine]) -> list[CostLine]:
+    """The route's cost lines followed by their total."""
+    touches = sum(float(c.touches.value) for c in rows)
+    cost = sum(float(c.cost.value) for c in rows)
+    return [*rows, CostLine(route, "total", exact(touches), exact(cost))]
+
+
+def sequential_record(sequential: SequentialSettings) -> dict[str, Any]:
+    """The sequential settings as the engine's, the battery's and a study's provenance open
+    (in this order)."""
+    return {
+        "construction": sequential.construction,
+        "comparison_construction": sequential.other_construction(),
+        "lambdas": list(sequential.spec.lambdas),
+        "weights": list(sequential.spec.weights or ()),
+        **sequential.bets_record(),
+    }
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ bets and humans per root, each design and scenario on its own purpose's block st
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -59,7 +60,7 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._provenance import Provenance, provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT, Refusals
-from verdictpack.kinds._base import Layer, RunOptions
+from verdictpack.kinds._base import Layer, RunOptions, sequential_record
 from verdictpack.kinds._battery_designs import (
     DESIGNS_MAX,
     BatteryDesigns,
@@ -71,7 +72,6 @@ from verdictpack.kinds._battery_designs import (
 )
 from verdictpack.kinds._battery_exec import (
     BlockTask,
-    Progress,
     battery_tasks,
     execute_tasks,
     run_block_task,
@@ -104,12 +104,10 @@ __all__ = [
     "BatteryScenario",
     "BatteryScenarioSpec",
     "BlockTask",
-    "Progress",
     "battery_tasks",
     "execute_tasks",
     "run_battery",
     "run_block_task",
-    "simulate_battery",
     "simulate_with_grid",
 ]
 
@@ -392,21 +390,6 @@ class BatteryResult:
 # ----------------------------------------------------------------------------------------------
 
 
-def simulate_battery(
-    jobs: Sequence[Job],
-    seed: int,
-    replicates: int,
-    block_size: int,
-    options: RunOptions | None = None,
-) -> list[ScenarioOC]:
-    """Operating characteristics of every job (scenario), computed block-parallel.
-
-    Identical to ``simulate_scenarios(jobs, seed, replicates, block_size)`` whatever the executor
-    and worker count: same block streams, same per-cell computation, blocks merged in order.
-    """
-    return simulate_with_grid(jobs, seed, replicates, block_size, options)[0]
-
-
 def simulate_with_grid(
     jobs: Sequence[Job],
     seed: int,
@@ -418,7 +401,10 @@ def simulate_with_grid(
     design_jobs: Sequence[Sequence[Job]] = (),
     design_replicates: int = 0,
 ) -> tuple[list[ScenarioOC], list[ScenarioOC], list[list[BlockOutcome]]]:
-    """The scenarios' and the grid points' operating characteristics in ONE run of the tasks.
+    """The scenarios' and the grid points' operating characteristics in ONE run of the tasks,
+    computed block-parallel: identical to ``simulate_scenarios(jobs, seed, replicates,
+    block_size)`` whatever the executor and worker count (same block streams, same per-cell
+    computation, blocks merged in order).
 
     The grid's tasks follow the scenarios' on the same executor: one task per (grid point,
     block), each ``block_size`` replicates of one point, so these small tasks fill the workers'
@@ -473,34 +459,21 @@ def simulate_with_grid(
 
 def build_scenario(spec: BatteryScenarioSpec, panel: Panel, construct: Construct) -> TruthScenario:
     """The scenario through :func:`make_scenario` (which refuses unknown names by name)."""
-    kwargs: dict[str, Any] = {"threshold_h": construct.governing_threshold_h}
-    if spec.true_h is not None:
-        kwargs["true_h"] = spec.true_h
-    if spec.model_shift_h is not None:
-        kwargs["model_shift_h"] = spec.model_shift_h
-    if spec.stress_latent_correlation is not None:
-        kwargs["stress_latent_correlation"] = spec.stress_latent_correlation
-    if spec.stress_stream_correlation is not None:
-        kwargs["stress_stream_correlation"] = spec.stress_stream_correlation
-    if spec.stress_base is not None:
-        kwargs["stress_base"] = spec.stress_base
-    scenario = make_scenario(spec.name, panel, construct.human_baseline_rate, **kwargs)
-    return TruthScenario(
-        name=spec.display,
-        effect_scale=scenario.effect_scale,
-        model_shift_h=scenario.model_shift_h,
-        stream_correlation=scenario.stream_correlation,
-        latent_correlation=scenario.latent_correlation,
+    given = {p: getattr(spec, p) for p in _ALL_PARAMS if getattr(spec, p) is not None}
+    scenario = make_scenario(
+        spec.name,
+        panel,
+        construct.human_baseline_rate,
+        threshold_h=construct.governing_threshold_h,
+        **given,
     )
+    return dataclasses.replace(scenario, name=spec.display)
 
 
 def _parameters(spec: BatteryScenarioSpec) -> dict[str, float | str]:
-    out: dict[str, float | str] = {}
-    for param in _SCENARIO_PARAMS[spec.name]:
-        value = getattr(spec, param)
-        if value is not None:
-            out[param] = value
-    return out
+    return {
+        p: getattr(spec, p) for p in _SCENARIO_PARAMS[spec.name] if getattr(spec, p) is not None
+    }
 
 
 def run_battery(
@@ -593,11 +566,7 @@ def run_battery(
             "battery",
             config.seed,
             {
-                "construction": sequential.construction,
-                "comparison_construction": sequential.other_construction(),
-                "lambdas": list(sequential.spec.lambdas),
-                "weights": list(sequential.spec.weights or ()),
-                **sequential.bets_record(),
+                **sequential_record(sequential),
                 "per_tail_alpha": construct.per_tail_alpha,
                 "cap_roots": sequential.cap_roots,
                 "fixed_n_roots": design.fixed_n,

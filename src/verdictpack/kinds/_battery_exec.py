@@ -4,6 +4,7 @@ cluster, with their outcomes collected in block order. Used by :mod:`verdictpack
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ import numpy as np
 from verdictpack._errors import InputError, UsageError
 from verdictpack._parallel import set_parent_death_signal, usable_cpus
 from verdictpack._rng import block_streams
-from verdictpack.kinds._base import ProgressHook, RunOptions
+from verdictpack.kinds._base import RunOptions, report_progress
 from verdictpack.simulate._judges import TruthScenario
 from verdictpack.simulate._operating import BlockOutcome, Cell, Job, RouteDesign, run_cells
 
@@ -71,26 +72,6 @@ def battery_tasks(
         )
         for b in range(len(streams[0]))
     ]
-
-
-class Progress:
-    """Counts finished blocks and tells the run's progress hook (``options.progress``: the
-    CLI's terminal line, or nothing); the one progress mechanism of every kind."""
-
-    def __init__(
-        self, total: int, hook: ProgressHook | None, label: str = "battery", unit: str = "blocks"
-    ) -> None:
-        self.total = total
-        self.hook = hook if total > 0 else None
-        self.what = f"{label}, {unit}"
-        self.done = 0
-        if self.hook is not None:
-            self.hook(self.what, 0, total)
-
-    def advance(self, n: int = 1) -> None:
-        self.done = min(self.done + n, self.total)
-        if self.hook is not None:
-            self.hook(self.what, self.done, self.total)
 
 
 Outcomes = list[tuple[BlockOutcome, ...]]
@@ -272,17 +253,23 @@ def _run_dask(tasks: Sequence[BlockTask], scheduler: str, tick: Callable[[], Non
     return out
 
 
-def execute_tasks(
-    tasks: Sequence[BlockTask], options: RunOptions, label: str = "battery"
-) -> Outcomes:
-    """Run the tasks on the executor ``options`` names; outcomes in task (block) order."""
-    progress = Progress(len(tasks), options.progress, label)
+def execute_tasks(tasks: Sequence[BlockTask], options: RunOptions) -> Outcomes:
+    """Run the tasks on the executor ``options`` names; outcomes in task (block) order. The
+    run's progress hook (``options.progress``) hears of each finished block, from 0 of them."""
+    tell = report_progress(options, "battery, blocks") if tasks else None
+    done = itertools.count()
+
+    def tick() -> None:
+        if tell is not None:
+            tell(next(done), len(tasks))
+
+    tick()
     if options.executor == "dask":
         if not options.scheduler:
             raise UsageError("--executor dask: expected --scheduler ADDRESS; received none")
-        return _run_dask(tasks, options.scheduler, progress.advance)
+        return _run_dask(tasks, options.scheduler, tick)
     if options.executor != "local":
         raise UsageError(f"--executor: expected local or dask; received {options.executor}")
     if options.workers <= 1 or len(tasks) <= 1:
-        return _run_in_process(tasks, progress.advance)
-    return _run_process_pool(tasks, options.workers, progress.advance)
+        return _run_in_process(tasks, tick)
+    return _run_process_pool(tasks, options.workers, tick)

@@ -286,8 +286,8 @@ def fixed_n_power(design: RouteDesign, scenario: TruthScenario) -> FixedNPower:
         design.human_judgments_per_root,
         design.human_icc,
     )
-    mean_d = float(m.model_mean) - float(m.human_mean)
-    var_d = float(m.model_variance) + float(m.human_variance) - 2.0 * float(m.covariance)
+    mean_d = m.model_mean - m.human_mean
+    var_d = m.model_variance + m.human_variance - 2.0 * m.covariance
     sd_d = math.sqrt(max(var_d, 0.0))
     n, alpha = design.fixed_n, design.per_side_alpha
     crit = float(stdtrit(n - 1, 1.0 - alpha))

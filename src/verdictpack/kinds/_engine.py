@@ -54,11 +54,17 @@ from verdictpack.core._agreement import AuditDecision, AuditGate, expected_kappa
 from verdictpack.core._hinterval import Verdict
 from verdictpack.core._tracks import TrackResult, TrackStream
 from verdictpack.evidence._source import EvidenceSource, RootEvidence
-from verdictpack.kinds._base import Layer, RunOptions, report_progress
+from verdictpack.kinds._base import (
+    CostLine,
+    Layer,
+    RunOptions,
+    report_progress,
+    sequential_record,
+    with_total,
+)
 from verdictpack.kinds._engine_arms import (
     _check_confound_arms,
     _confound_arms,
-    _power,
     _power_scenarios,
     _scenario,
     _sequential_run,
@@ -69,7 +75,6 @@ from verdictpack.kinds._engine_config import (
 from verdictpack.kinds._engine_model import (
     RULES,
     ConfoundArm,
-    CostLine,
     EngineConfig,
     EngineResult,
 )
@@ -89,9 +94,9 @@ from verdictpack.simulate._judges import (
     scenario_panel,
     true_rates,
 )
-from verdictpack.simulate._operating import RouteDesign, ScenarioOC
+from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
 from verdictpack.simulate._panels import build_panel, summarize_panel
-from verdictpack.simulate._routes import route_design
+from verdictpack.simulate._routes import BLOCK_SIZE, route_design
 from verdictpack.stimuli import (
     DefectRates,
     FactoryResult,
@@ -176,8 +181,6 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
     family_templates = templates_for(config.stimuli.family)
     if config.stimuli.templates is not None:
         family_templates = tuple(t for t in family_templates if t.name in config.stimuli.templates)
-    g = config.stimuli.gates
-    d = config.stimuli.defect_rates
     with refusals.at(
         ("stimuli",),
         "the stimulus factory",
@@ -187,20 +190,12 @@ def plan_engine(config: EngineConfig, refusals: Refusals | None = None) -> Engin
             **{f"defect_rates.{f}": ("stimuli", "defect_rates", f) for f in _DEFECT_FIELDS},
         },
     ):
-        gates = standard_gates(
-            family_templates,
-            length_tolerance=g.length_tolerance,
-            length_target=g.length_target,
-            content_threshold=g.content_threshold,
-            fragment_threshold=g.fragment_threshold,
-            max_diff_tokens=g.max_diff_tokens,
-        )
         factory = run_factory(
             config.stimuli.candidates,
             family_templates,
-            gates,
+            standard_gates(family_templates, **config.stimuli.gates.model_dump()),
             stream(seed, "engine/stimuli"),
-            DefectRates(d.drop_unit, d.padding, d.duplicate_fragment, d.extra_difference),
+            DefectRates(**config.stimuli.defect_rates.model_dump()),
         )
     sc = config.stimuli.spot_check
     spot_fields = ("error_rate", "confidence", "passes_per_pair", "cost_per_touch")
@@ -397,14 +392,14 @@ def prove_engine(
     ``options.progress`` hears of each block)."""
     refusals = Refusals.none() if refusals is None else refusals
     threads = usable_cpus()
+    jobs = [Job(plan.design, sc, f"engine/power/{sc.name}") for sc in plan.power_scenarios]
     with refusals.at(("power",), "the power report"):
-        power = _power(
-            config,
-            plan.design,
-            plan.panel,
-            plan.construct,
-            threads,
-            plan.power_scenarios,
+        power = simulate_scenarios(
+            jobs,
+            config.seed,
+            config.power.replicates,
+            BLOCK_SIZE,
+            threads=threads,
             tick=report_progress(options, "engine: power report"),
         )
     with refusals.at(("confound_stress",), "the confound arms"):
@@ -413,8 +408,8 @@ def prove_engine(
             plan.design,
             plan.construct,
             threads,
-            tick=report_progress(options, "engine: confound arms"),
-            audit_roots=plan.reader_audit.n_roots,
+            report_progress(options, "engine: confound arms"),
+            plan.reader_audit.n_roots,
         )
     return tuple(power), tuple(arms)
 
@@ -428,39 +423,19 @@ def run_engine(
     """Plan, run on ``evidence`` (default: the simulated panel of the config), prove."""
     refusals = Refusals(source)
     plan = plan_engine(config, refusals)
-    construct, sequential, scenario, seed = (
-        plan.construct,
-        plan.sequential,
-        plan.scenario,
-        config.seed,
-    )
-    factory, spot, reader_audit, baseline, design = (
-        plan.factory,
-        plan.spot,
-        plan.reader_audit,
-        plan.baseline,
-        plan.design,
-    )
-    effective_cap = plan.effective_cap
+    construct, sequential, scenario = plan.construct, plan.sequential, plan.scenario
     mu_m, mu_h, true_h = true_rates(
         scenario_panel(plan.panel, scenario), scenario, construct.human_baseline_rate
     )
     evidence_source = simulated_source(config, plan) if evidence is None else evidence
     tracks = run_sequential(plan, evidence_source, refusals)
-    registered, extension, comparison = tracks.registered, tracks.extension, tracks.comparison
-    rows, seen, roots_run = tracks.rows, tracks.seen, tracks.roots_run
-    a_tail = construct.per_tail_alpha
-    model_touches = sum(ev.model_touches for ev in seen)
-    human_touches = sum(ev.human_touches for ev in seen)
-    stream_checks = _stream_checks(seen, mu_m, mu_h)
-    costs = _costs(
-        config, design, spot, reader_audit, baseline, roots_run, model_touches, human_touches
-    )
+    model_touches = sum(ev.model_touches for ev in tracks.seen)
+    human_touches = sum(ev.human_touches for ev in tracks.seen)
     power, arms = prove_engine(config, plan, refusals, options)
     return EngineResult(
         kind="engine",
         construct=construct,
-        seed=seed,
+        seed=config.seed,
         evidence_source=evidence_source.description,
         truth_scenario=scenario.name,
         truth_true_h=true_h,
@@ -472,37 +447,33 @@ def run_engine(
         construction=sequential.construction,
         comparison_construction=sequential.other_construction(),
         cap_roots=sequential.cap_roots,
-        effective_cap=effective_cap,
-        factory=factory,
-        spot_check=spot,
-        audit=reader_audit,
+        effective_cap=plan.effective_cap,
+        factory=plan.factory,
+        spot_check=plan.spot,
+        audit=plan.reader_audit,
         audit_sizing=plan.audit_sizing,
-        baseline=baseline,
-        instrument_valid=reader_audit.passed,
-        registered=registered,
-        extension=extension,
-        comparison=comparison,
-        roots_run=roots_run,
+        baseline=plan.baseline,
+        instrument_valid=plan.reader_audit.passed,
+        registered=tracks.registered,
+        extension=tracks.extension,
+        comparison=tracks.comparison,
+        roots_run=tracks.roots_run,
         model_touches=model_touches,
         human_stream_touches=human_touches,
-        stream_checks=stream_checks,
-        costs=costs,
+        stream_checks=_stream_checks(tracks.seen, mu_m, mu_h),
+        costs=_costs(config, plan, tracks.roots_run, model_touches, human_touches),
         power=power,
         confound_arms=arms,
         worlds=engine_worlds(config, construct.governing_threshold_h, true_h, power, arms),
-        evidence=rows,
+        evidence=tracks.rows,
         currency=config.currency,
         provenance=provenance(
             source,
             "engine",
-            seed,
+            config.seed,
             {
-                "construction": sequential.construction,
-                "comparison_construction": sequential.other_construction(),
-                "lambdas": list(sequential.spec.lambdas),
-                "weights": list(sequential.spec.weights or ()),
-                **sequential.bets_record(),
-                "per_tail_alpha": a_tail,
+                **sequential_record(sequential),
+                "per_tail_alpha": construct.per_tail_alpha,
                 "stream_alphas": tracks.stream_alphas,
                 "error_per_side": tracks.error_per_side,
                 "cap_roots": sequential.cap_roots,
@@ -576,18 +547,11 @@ def _stream_checks(seen: Sequence[RootEvidence], mu_m: float, mu_h: float) -> di
 
 
 def _costs(
-    cfg: EngineConfig,
-    design: RouteDesign,
-    spot: GateSpotCheck,
-    reader_audit: AuditDecision,
-    baseline: HumanBaselineSize,
-    roots_run: int,
-    model_touches: int,
-    human_touches: int,
+    cfg: EngineConfig, plan: EnginePlan, roots_run: int, model_touches: int, human_touches: int
 ) -> tuple[CostLine, ...]:
     h = cfg.human
-    cpr_model = design.model_cost_per_root
-    lines = [
+    spot, reader_audit, baseline = plan.spot, plan.reader_audit, plan.baseline
+    rows = [
         CostLine(
             "this run (e-process)",
             "stimulus gate spot-check (human)",
@@ -598,7 +562,7 @@ def _costs(
             "this run (e-process)",
             "model judgments",
             exact(model_touches),
-            exact(roots_run * cpr_model),
+            exact(roots_run * plan.design.model_cost_per_root),
         ),
         CostLine(
             "this run (e-process)",
@@ -612,10 +576,7 @@ def _costs(
             ),
         ),
     ]
-    total_t = sum(float(x.touches.value) for x in lines)
-    total_c = sum(float(x.cost.value) for x in lines)
-    lines.append(CostLine("this run (e-process)", "total", exact(total_t), exact(total_c)))
-    return tuple(lines)
+    return tuple(with_total("this run (e-process)", rows))
 
 
 LAYER = Layer(

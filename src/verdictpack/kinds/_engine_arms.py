@@ -17,7 +17,7 @@ from verdictpack.evidence._source import EvidenceSource, RootEvidence, stream_ev
 from verdictpack.kinds._engine_model import ConfoundArm, EngineConfig
 from verdictpack.simulate._human import simulate_gate_pass_rate
 from verdictpack.simulate._judges import Panel, TruthScenario, judge_rates, make_scenario
-from verdictpack.simulate._operating import Job, RouteDesign, ScenarioOC, simulate_scenarios
+from verdictpack.simulate._operating import Job, RouteDesign, simulate_scenarios
 from verdictpack.simulate._routes import BLOCK_SIZE
 from verdictpack.stimuli import GeneratedStimulus
 
@@ -105,7 +105,7 @@ def _sequential_run(
 
 
 def _scenario(
-    cfg: EngineConfig, panel: Panel, construct: Construct, refusals: Refusals | None = None
+    cfg: EngineConfig, panel: Panel, construct: Construct, refusals: Refusals
 ) -> TruthScenario:
     """The proof run's truth scenario; a scenario the panel cannot carry is refused at the
     ``truth`` field that sets it (the governing threshold for the registered alternative)."""
@@ -120,7 +120,7 @@ def _scenario(
         if t.stress_base == "registered_alternative"
         else ("truth", "stress_latent_correlation"),
     }.get(t.scenario, ("truth", "scenario"))
-    with (refusals or Refusals.none()).at(
+    with refusals.at(
         field,
         f"the truth scenario {t.scenario!r}",
         params={
@@ -146,51 +146,24 @@ def _scenario(
 
 
 def _power_scenarios(
-    cfg: EngineConfig, panel: Panel, construct: Construct, refusals: Refusals | None = None
+    cfg: EngineConfig, panel: Panel, construct: Construct, refusals: Refusals
 ) -> list[TruthScenario]:
     """The power report's scenarios: the null, the registered alternative and each
     ``power.above_threshold_h`` (refused at that entry when the panel cannot reach it)."""
     rate = construct.human_baseline_rate
-    guard = refusals or Refusals.none()
     scenarios = [make_scenario("null", panel, rate)]
-    with guard.at(governing_loc(construct), "the registered alternative of the power report"):
+    with refusals.at(governing_loc(construct), "the registered alternative of the power report"):
         scenarios.append(
             make_scenario(
                 "registered_alternative", panel, rate, threshold_h=construct.governing_threshold_h
             )
         )
     for k, h in enumerate(cfg.power.above_threshold_h):
-        with guard.at(("power", "above_threshold_h", k), f"the power report's scenario h = {h:g}"):
+        at = ("power", "above_threshold_h", k)
+        with refusals.at(at, f"the power report's scenario h = {h:g}"):
             sc = make_scenario("above_threshold", panel, rate, true_h=h)
-        scenarios.append(
-            TruthScenario(
-                name=f"above_threshold h={h:g}",
-                effect_scale=sc.effect_scale,
-                model_shift_h=sc.model_shift_h,
-                stream_correlation=sc.stream_correlation,
-                latent_correlation=sc.latent_correlation,
-            )
-        )
+        scenarios.append(replace(sc, name=f"above_threshold h={h:g}"))
     return scenarios
-
-
-def _power(
-    cfg: EngineConfig,
-    design: RouteDesign,
-    panel: Panel,
-    construct: Construct,
-    threads: int = 1,
-    scenarios: Sequence[TruthScenario] | None = None,
-    tick: Callable[[int, int], None] | None = None,
-) -> tuple[ScenarioOC, ...]:
-    if scenarios is None:
-        scenarios = _power_scenarios(cfg, panel, construct)
-    jobs = [Job(design, sc, f"engine/power/{sc.name}") for sc in scenarios]
-    return tuple(
-        simulate_scenarios(
-            jobs, cfg.seed, cfg.power.replicates, BLOCK_SIZE, threads=threads, tick=tick
-        )
-    )
 
 
 def _reader_audit_pass_rate_at_chance(cfg: EngineConfig, roots: int) -> Quantity:
@@ -250,9 +223,9 @@ def _confound_arms(
     cfg: EngineConfig,
     design: RouteDesign,
     construct: Construct,
-    threads: int = 1,
-    tick: Callable[[int, int], None] | None = None,
-    audit_roots: int | None = None,
+    threads: int,
+    tick: Callable[[int, int], None] | None,
+    audit_roots: int,
 ) -> tuple[ConfoundArm, ...]:
     stress = cfg.confound_stress
     arms: list[ConfoundArm] = []
@@ -272,21 +245,15 @@ def _confound_arms(
                     design_text,
                     stress_text,
                     None,
-                    _reader_audit_pass_rate_at_chance(
-                        cfg,
-                        cfg.human.audit.roots or 10 if audit_roots is None else audit_roots,
-                    ),
+                    _reader_audit_pass_rate_at_chance(cfg, audit_roots),
                 )
             )
             continue
         shift = stress.model_shift_h * sum(1 for n in involved if n in _CONTENT_CONFOUNDS)
         arm_design = design
         if "position" in involved:
-            arm_design = RouteDesign(
-                **{
-                    **design.__dict__,
-                    "panel": _panel_with_position_bias(design.panel, stress.position_bias),
-                }
+            arm_design = replace(
+                design, panel=_panel_with_position_bias(design.panel, stress.position_bias)
             )
         scenario = TruthScenario(
             name=f"confound:{'+'.join(involved)}", effect_scale=0.0, model_shift_h=shift

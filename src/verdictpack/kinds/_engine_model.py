@@ -26,6 +26,7 @@ from verdictpack.config._provenance import Provenance
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT
 from verdictpack.core._agreement import AuditDecision
 from verdictpack.core._tracks import TrackResult
+from verdictpack.kinds._base import CostLine
 from verdictpack.kinds._engine_config import (
     HUMAN_PRICES,
     ConfoundStressSpec,
@@ -97,14 +98,6 @@ RULES = (
 # ----------------------------------------------------------------------------------------------
 # Result objects
 # ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CostLine:
-    route: str
-    line: str
-    touches: Quantity
-    cost: Quantity
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ import numpy as np
 
 from verdictpack._errors import ConfigError, Defect, InputError
 from verdictpack._parallel import Background, in_background
-from verdictpack._results import BULK, Quantity, exact
+from verdictpack._results import BULK, exact
 from verdictpack._rng import stream
 from verdictpack.config._blocks import PanelSpec, build_sequential
 from verdictpack.config._compiler import ConfigSource, Construct, compile_construct
@@ -79,7 +79,14 @@ from verdictpack.evidence._source import CommittedEvidence, FileEvidence, feed_e
 from verdictpack.evidence._table import JudgmentTable
 from verdictpack.evidence._trail import EvidenceTrail
 from verdictpack.evidence.live._prompts import effective_prompt, prompt_record
-from verdictpack.kinds._base import Layer, RunOptions, report_progress
+from verdictpack.kinds._base import (
+    CostLine,
+    Layer,
+    RunOptions,
+    report_progress,
+    sequential_record,
+    with_total,
+)
 from verdictpack.kinds._study_config import RULES, StudyConfig
 from verdictpack.kinds._study_judges import JudgesReport, judges_report
 from verdictpack.simulate._continuation import RootsToGo, roots_to_go
@@ -152,14 +159,6 @@ class GateReport:
     first_failing: dict[str, int]
     # validity_report.json's list, never in results.json
     refused_pairs: tuple[dict[str, Any], ...] = field(metadata=BULK)
-
-
-@dataclass(frozen=True)
-class StudyCost:
-    route: str
-    line: str
-    touches: Quantity
-    cost: Quantity
 
 
 @dataclass(frozen=True)
@@ -268,7 +267,7 @@ class StudyResult:
     stop_reason: str
     judges_report: JudgesReport
     roots_to_go: RootsToGo | None
-    costs: tuple[StudyCost, ...]
+    costs: tuple[CostLine, ...]
     currency: str
     prompts: dict[str, dict[str, Any]]
     provenance: Provenance
@@ -442,21 +441,19 @@ def _row_costs(
 
 def _costs(
     config: StudyConfig, prep: StudyPrepared, values: RootValues, roots_run: int, readings: int
-) -> tuple[StudyCost, ...]:
+) -> tuple[CostLine, ...]:
     entered = values.root_ids
     a = config.data.reader_audit
     reading_cost = 0.0 if a is None else readings * a.cost_per_reading
-    lines: list[StudyCost] = []
+    lines: list[CostLine] = []
     for route, limit in (("to the registered verdict", roots_run), ("all data", len(entered))):
         spend, n = _row_costs(prep.table, config, limit, entered)
         rows = [
-            StudyCost(route, "model judgments", exact(n["model"]), exact(spend["model"])),
-            StudyCost(route, "human judgments", exact(n["human"]), exact(spend["human"])),
-            StudyCost(route, "reader audit readings", exact(readings), exact(reading_cost)),
+            CostLine(route, "model judgments", exact(n["model"]), exact(spend["model"])),
+            CostLine(route, "human judgments", exact(n["human"]), exact(spend["human"])),
+            CostLine(route, "reader audit readings", exact(readings), exact(reading_cost)),
         ]
-        total_t = sum(float(c.touches.value) for c in rows)
-        total_c = sum(float(c.cost.value) for c in rows)
-        lines.extend([*rows, StudyCost(route, "total", exact(total_t), exact(total_c))])
+        lines.extend(with_total(route, rows))
     return tuple(lines)
 
 
@@ -628,9 +625,7 @@ def run_study(
         at_stop = trace.at_stop("NO_VERDICT_WHEN_REGISTERED_STOPPED")
         all_data = trace.over_all(Verdict.INCONCLUSIVE.value)
         trail = _evidence_trail(values, trace)
-        stream_alphas = trace.stream_alphas
-        error_per_side = trace.error_per_side["registered"]
-        hybrid = next((a for a in trace.track_alphas.values() if "diff" in a), None)
+        levels = trace
     else:
         invalid = Verdict.INSTRUMENT_INVALID.value
         with refusals.at(("sequential",), "the sequential trackers"):
@@ -638,9 +633,8 @@ def run_study(
             probe = TrackTrace(sequential.tracks(construct), none, none, sequential.cap_roots)
         at_stop = probe.over_all(invalid)
         all_data = probe.over_all(invalid)
-        stream_alphas = probe.stream_alphas
-        error_per_side = probe.error_per_side["registered"]
-        hybrid = next((a for a in probe.track_alphas.values() if "diff" in a), None)
+        levels = probe
+    hybrid = next((a for a in levels.track_alphas.values() if "diff" in a), None)
     reg = at_stop["registered"]
     roots_run = 0 if trace is None or trace.stop is None else trace.stop + 1
     if tick is not None:
@@ -671,15 +665,11 @@ def run_study(
         refused_pairs=refused_pairs,
     )
     settings = {
-        "construction": sequential.construction,
-        "comparison_construction": sequential.other_construction(),
-        "lambdas": list(sequential.spec.lambdas),
-        "weights": list(sequential.spec.weights or ()),
-        **sequential.bets_record(),
+        **sequential_record(sequential),
         "per_tail_alpha": construct.per_tail_alpha,
-        "stream_alphas": stream_alphas,
+        "stream_alphas": levels.stream_alphas,
         "hybrid_alphas": None if hybrid is None else [hybrid["model"], hybrid["diff"]],
-        "error_per_side": error_per_side,
+        "error_per_side": levels.error_per_side["registered"],
         "cap_roots": sequential.cap_roots,
         "evidence_source": description,
         "root_order": order_text,

@@ -231,7 +231,6 @@ def judges_report(
         record = fitted_panel_record(
             est,
             f"{config.panel.name} (fitted)",
-            judges=names,
             roles={j.name: j.prior.role for j in config.panel.judges if j.prior is not None},
             costs={j.name: j.cost_per_judgment for j in config.panel.judges},
             lean_h=None

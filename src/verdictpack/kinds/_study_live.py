@@ -34,13 +34,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import json
 import math
 import os
 import signal
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,7 +50,7 @@ from verdictpack._errors import OutputError, UsageError
 from verdictpack.config._blocks import build_sequential
 from verdictpack.config._compiler import ConfigSource, compile_construct
 from verdictpack.core._tracks import TrackStream
-from verdictpack.evidence._ledger import Ledger, LedgerError
+from verdictpack.evidence._ledger import Commit, Ledger, LedgerError, manifest_hash
 from verdictpack.evidence._live_folder import (
     REPORT_FOLDER,
     LiveFolder,
@@ -166,11 +165,6 @@ def manifest(config: StudyConfig, prep: StudyPrepared) -> dict[str, Any]:
     }
 
 
-def manifest_hash(m: Mapping[str, Any]) -> str:
-    text = json.dumps(m, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 @dataclass(frozen=True)
 class _Scores:
     """Per admitted root (registered order): the file judges' model scores in half units, their
@@ -225,19 +219,19 @@ def _supports(
     return np.arange(2 * total_cells + 1) / (2 * total_cells), files[~np.isnan(files)]
 
 
-def _check_committed(commits: Any, prep: StudyPrepared, scores: _Scores) -> None:
+def _check_committed(commits: Sequence[Commit], prep: StudyPrepared, scores: _Scores) -> None:
     """A committed root's evidence never changes: the commits must follow the registered order,
     and the human annotations in the files must still give each committed root the H_i bounds
     it was committed with (new annotations belong to roots not yet committed, where they are
     taken up in the registered order)."""
     for k, c in enumerate(commits):
-        if k >= len(prep.order) or c["root_id"] != prep.order[k]:
+        if k >= len(prep.order) or c.root_id != prep.order[k]:
             raise UsageError(
-                f"the ledger's commit {k + 1} is root {c['root_id']!r}, not the registered "
+                f"the ledger's commit {k + 1} is root {c.root_id!r}, not the registered "
                 "order's: the ledger does not belong to these stimuli"
             )
         now = scores.human(k)
-        then = None if c["h_lo"] is None else (c["h_lo"], c["h_hi"])
+        then = None if c.h_lo is None or c.h_hi is None else (c.h_lo, c.h_hi)
         same = (then is None and now is None) or (
             then is not None
             and now is not None
@@ -246,7 +240,7 @@ def _check_committed(commits: Any, prep: StudyPrepared, scores: _Scores) -> None
         )
         if not same:
             raise UsageError(
-                f"the human annotations of root {c['root_id']!r}, committed as root {k + 1} with "
+                f"the human annotations of root {c.root_id!r}, committed as root {k + 1} with "
                 f"H in {then}, now give H in {now}: a committed root's evidence cannot change "
                 "(add annotations only for roots not yet committed, or start a new study folder)"
             )
@@ -291,10 +285,10 @@ def run_live_study(
             )
             nan = float("nan")  # the committed prefix into the tracks as one block
             tracks.extend(
-                [c["m_lo"] for c in committed],
-                [c["m_hi"] for c in committed],
-                [nan if c["h_lo"] is None else c["h_lo"] for c in committed],
-                [nan if c["h_hi"] is None else c["h_hi"] for c in committed],
+                [c.m_lo for c in committed],
+                [c.m_hi for c in committed],
+                [nan if c.h_lo is None else c.h_lo for c in committed],
+                [nan if c.h_hi is None else c.h_hi for c in committed],
                 at_cap=len(committed) == min(sequential.cap_roots, len(prep.order)),
             )
             policy = prep.policy

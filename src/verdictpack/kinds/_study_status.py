@@ -45,7 +45,7 @@ def status_lines(out: str | Path) -> list[str]:
         ledger.close()
     lines = [f"live study {folder}: {len(commits):,} roots committed, {answers:,} answers"]
     if commits:
-        state = json.loads(commits[-1]["state"])
+        state = json.loads(commits[-1].state)
         lo, hi = state["h_interval"]
         lines.append(f"  registered track: {state['registered']}; h-interval [{lo:.4f}, {hi:.4f}]")
     cap = runs[-1]["start"].get("budget_judges") if runs else None

@@ -8,7 +8,6 @@ from verdictpack._contract import results_document
 from verdictpack._results import dump_json
 from verdictpack.kinds._battery import BatteryResult
 from verdictpack.render._markdown import (
-    construct_block,
     construction_comparison,
     cost_table,
     fmt_fig,
@@ -17,7 +16,6 @@ from verdictpack.render._markdown import (
     fmt_x,
     guarantees_table,
     md_code,
-    md_text,
     oc_table,
     render_results_json,
     route_label,
@@ -25,7 +23,7 @@ from verdictpack.render._markdown import (
     table,
     verdict_cells,
 )
-from verdictpack.render._summary import summary_block, worlds_section
+from verdictpack.render._summary import report_head, worlds_section
 
 # ----------------------------------------------------------------------------------------------
 # Battery
@@ -53,12 +51,7 @@ def _battery_summary_row(row: Any) -> list[str]:
 
 def render_battery(r: Any) -> str:
     """The battery report: summary table, plain reading, guarantees once, then every scenario."""
-    out = [
-        f"# verdictpack battery — {md_text(r.construct.name)}",
-        "",
-        summary_block(r),
-        construct_block(r.construct),
-    ]
+    out = report_head("battery", r)
     out.append("## Design\n")
     out.append(
         table(

@@ -12,9 +12,8 @@ from verdictpack._results import dump_json, to_jsonable
 from verdictpack.kinds._engine import EngineResult
 from verdictpack.render._markdown import (
     TRACK_HEADERS,
-    construct_block,
+    audit_text,
     construction_comparison,
-    cost_table,
     fmt_count,
     fmt_fig,
     fmt_money,
@@ -25,11 +24,11 @@ from verdictpack.render._markdown import (
     md_text,
     oc_table,
     route_label,
-    scenario_heading,
+    scenario_section,
     table,
     track_row,
 )
-from verdictpack.render._summary import summary_block, worlds_section
+from verdictpack.render._summary import report_head, worlds_section
 from verdictpack.simulate._human import ReaderAuditSize
 
 # ----------------------------------------------------------------------------------------------
@@ -38,12 +37,7 @@ from verdictpack.simulate._human import ReaderAuditSize
 
 
 def render_engine_report(r: Any) -> str:
-    out = [
-        f"# verdictpack engine — {md_text(r.construct.name)}",
-        "",
-        summary_block(r),
-        construct_block(r.construct),
-    ]
+    out = report_head("engine", r)
     out.append("## Verdict\n")
     out.append(
         f"Evidence: {md_text(r.evidence_source)}; true h of the simulated streams "
@@ -87,16 +81,7 @@ def render_engine_report(r: Any) -> str:
         table(
             ["function", "result"],
             [
-                [
-                    "instrument validation (reader reconstruction)",
-                    f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
-                    f"{fmt_p(a.kappa)} (point estimate; {100 * a.level:g}% CI "
-                    f"{fmt_p(a.ci_low)}..{fmt_p(a.ci_high)}, closed form); one-sided "
-                    f"{100 * a.bound_level:g}% lower bound {fmt_p(a.lower_bound)} (exact "
-                    "Clopper–Pearson bound of the observed agreement, chance-corrected); gate "
-                    f"lower bound ≥ {fmt_p(a.kappa_min)}: "
-                    f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**",
-                ],
+                ["instrument validation (reader reconstruction)", audit_text(a)],
                 ["reader-audit sizing", _audit_sizing_text(z)],
                 [
                     "preference baseline (powered)",
@@ -120,9 +105,7 @@ def render_engine_report(r: Any) -> str:
     out.append(construction_comparison(r.power))
     out.append(guarantees_table(r.power[0]) if r.power else "")
     for sc in r.power:
-        out.append(scenario_heading(sc))
-        out.append(oc_table(sc))
-        out.append(cost_table(sc))
+        out += scenario_section(sc)
     out.append(worlds_section(r.worlds))
     out.append("## Confound arms (precommitted)\n")
     out.append(

@@ -23,7 +23,6 @@ from typing import Any
 from verdictpack.kinds._battery import BatteryResult
 from verdictpack.kinds._engine import EngineResult
 from verdictpack.kinds._judges import JudgesResult
-from verdictpack.kinds._sizing import SizingResult
 from verdictpack.kinds._study import StudyResult
 from verdictpack.kinds._verdict import VerdictResult
 from verdictpack.render import _plots
@@ -189,8 +188,7 @@ def page(title: str, summary: Sequence[str], markdown: str, figures: Sequence[Fi
     if summary and bullets in body:  # report.md carries the same lines under its title
         body = body.replace(bullets + "\n", "", 1)
     chunks = re.split(r"(?m)^(?=## )", body)
-    placed: set[str] = set()
-    numbered = {f.name: k + 1 for k, f in enumerate(_ordered(chunks, figures))}
+    placed: set[str] = set()  # a figure's number is its place on the page
     parts: list[str] = []
     for k, chunk in enumerate(chunks):
         html_chunk = markdown_to_html(chunk)
@@ -209,12 +207,12 @@ def page(title: str, summary: Sequence[str], markdown: str, figures: Sequence[Fi
         heading = chunk[3:].split("\n", 1)[0] if chunk.startswith("## ") else ""
         for fig in figures:
             if fig.name not in placed and fig.section and heading.startswith(fig.section):
-                parts.append(_figure_html(numbered[fig.name], fig))
                 placed.add(fig.name)
+                parts.append(_figure_html(len(placed), fig))
     rest = [f for f in figures if f.name not in placed]
     if rest:
         parts.append("<h2>Pictures</h2>")
-        parts += [_figure_html(numbered[f.name], f) for f in rest]
+        parts += [_figure_html(len(placed) + k, f) for k, f in enumerate(rest, 1)]
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -225,17 +223,6 @@ def page(title: str, summary: Sequence[str], markdown: str, figures: Sequence[Fi
         "results.json; every picture is inline, the page loads nothing.</p>\n"
         "</main>\n</body>\n</html>\n"
     )
-
-
-def _ordered(chunks: Sequence[str], figures: Sequence[Figure]) -> list[Figure]:
-    """The figures in the order they appear on the page (for their numbers)."""
-    order: list[Figure] = []
-    for chunk in chunks:
-        heading = chunk[3:].split("\n", 1)[0] if chunk.startswith("## ") else ""
-        for f in figures:
-            if f not in order and f.section and heading.startswith(f.section):
-                order.append(f)
-    return order + [f for f in figures if f not in order]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -671,12 +658,8 @@ def _study_figures(r: StudyResult) -> list[Figure]:
     return figs
 
 
-def _sizing_figures(r: SizingResult) -> list[Figure]:
-    return []
-
-
+# result class -> its pictures (a sizing has none)
 FIGURES: dict[type, Callable[[Any], list[Figure]]] = {
-    SizingResult: _sizing_figures,
     VerdictResult: _verdict_figures,
     JudgesResult: _judges_figures,
     EngineResult: _engine_figures,
@@ -687,6 +670,6 @@ FIGURES: dict[type, Callable[[Any], list[Figure]]] = {
 
 def render_html(result: object, report_md: str) -> str:
     """report.html of ``result``; ``report_md`` is its report.md as rendered in the same call."""
-    figures = FIGURES[type(result)](result)
+    figures = FIGURES[type(result)](result) if type(result) in FIGURES else []
     title_line = report_md.split("\n", 1)[0].lstrip("# ").strip()
     return page(title_line, summary_lines(result), report_md, figures)

@@ -4,32 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from verdictpack.kinds._judges import JudgesResult
 from verdictpack.render._markdown import (
-    construct_block,
-    cost_table,
     fmt_fig,
     fmt_mean,
     fmt_money,
     fmt_p,
     fmt_x,
     md_code,
-    md_text,
-    oc_table,
-    render_results_json,
-    scenario_heading,
+    report_and_results,
+    scenario_section,
     table,
 )
-from verdictpack.render._summary import summary_block, worlds_section
+from verdictpack.render._summary import report_head, worlds_section
 
 
 def render_judges(r: Any) -> str:
-    out = [
-        f"# verdictpack judges — {md_text(r.construct.name)}",
-        "",
-        summary_block(r),
-        construct_block(r.construct),
-    ]
+    out = report_head("judges", r)
     out.append(
         f"Registered route: e-process ({r.construction}), cap {r.cap_roots} roots; human stream "
         f"{r.human_judgments_per_root} judgments per root at {fmt_money(r.human_cost_per_judgment)}"
@@ -110,12 +100,8 @@ def render_judges(r: Any) -> str:
             )
         )
         for sc in (c.effect_present, c.effect_absent):
-            out.append(scenario_heading(sc))
-            out.append(oc_table(sc))
-            out.append(cost_table(sc))
+            out += scenario_section(sc)
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_files(result: JudgesResult) -> dict[str, str]:
-    """``report.md`` and ``results.json``."""
-    return {"report.md": render_judges(result), "results.json": render_results_json(result)}
+render_files = report_and_results(render_judges)

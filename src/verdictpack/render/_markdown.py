@@ -8,7 +8,7 @@ probabilities and powers with 4 decimals, alphas with 5, effect sizes with 4, co
 """
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from verdictpack._contract import results_document
@@ -16,6 +16,7 @@ from verdictpack._results import Quantity, dump_json
 
 __all__ = [
     "TRACK_HEADERS",
+    "audit_text",
     "construct_block",
     "construction_comparison",
     "cost_table",
@@ -32,8 +33,10 @@ __all__ = [
     "md_text",
     "oc_table",
     "render_results_json",
+    "report_and_results",
     "route_label",
     "scenario_heading",
+    "scenario_section",
     "table",
     "track_row",
     "verdict_cells",
@@ -57,6 +60,15 @@ def render_results_json(result: Any) -> str:
     """results.json: the result object, minus its provenance (which has its own file), with its
     schema version (:func:`verdictpack._contract.results_document`)."""
     return dump_json(results_document(result))
+
+
+def report_and_results(report: Callable[[Any], str]) -> Callable[[Any], dict[str, str]]:
+    """The renderer of a kind whose files are ``report.md`` (by ``report``) and ``results.json``."""
+
+    def render_files(result: Any) -> dict[str, str]:
+        return {"report.md": report(result), "results.json": render_results_json(result)}
+
+    return render_files
 
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x85\v\f]")
@@ -253,6 +265,11 @@ def scenario_heading(sc: Any) -> str:
     )
 
 
+def scenario_section(sc: Any) -> list[str]:
+    """One scenario's heading, operating characteristics and cost lines."""
+    return [scenario_heading(sc), oc_table(sc), cost_table(sc)]
+
+
 def guarantees_table(sc: Any) -> str:
     return table(
         ["route", "guarantee it carries"],
@@ -311,6 +328,19 @@ TRACK_HEADERS = [
     "difference CS",
     "error per side",
 ]
+
+
+def audit_text(a: Any) -> str:
+    """The reader audit (instrument validation) in one sentence (engine and study): κ with its
+    interval, the one-sided lower bound and the gate's outcome."""
+    return (
+        f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
+        f"{fmt_p(a.kappa)} (point estimate; {100 * a.level:g}% CI {fmt_p(a.ci_low)}.."
+        f"{fmt_p(a.ci_high)}, closed form); one-sided {100 * a.bound_level:g}% lower bound "
+        f"{fmt_p(a.lower_bound)} (exact Clopper–Pearson bound of the observed agreement, "
+        f"chance-corrected); gate lower bound ≥ {fmt_p(a.kappa_min)}: "
+        f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**"
+    )
 
 
 def fmt_interval(iv: Any, digits: int = 4) -> str:

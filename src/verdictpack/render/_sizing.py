@@ -6,22 +6,20 @@ from typing import Any
 
 from verdictpack.kinds._sizing import (
     BinomialArmResult,
-    SizingResult,
     TArmResult,
     TwoProportionArmResult,
 )
 from verdictpack.render._markdown import (
-    construct_block,
     fmt_alpha,
     fmt_count,
     fmt_fig,
     fmt_p,
     fmt_x,
     md_text,
-    render_results_json,
+    report_and_results,
     table,
 )
-from verdictpack.render._summary import summary_block
+from verdictpack.render._summary import report_head
 
 
 def _region(lower: int | None, upper: int | None) -> str:
@@ -34,8 +32,7 @@ def _region(lower: int | None, upper: int | None) -> str:
 
 
 def render_sizing(r: Any) -> str:
-    out = [f"# verdictpack sizing — {md_text(r.construct.name)}", "", summary_block(r)]
-    out.append(construct_block(r.construct))
+    out = report_head("sizing", r)
     out.append("## Design points\n")
     out.append(
         "A design point's alpha is two-sided; a one-sided arm is tested at alpha/2. "
@@ -217,6 +214,4 @@ def _two_prop_section(p_arms: list[Any]) -> list[str]:
     return out
 
 
-def render_files(result: SizingResult) -> dict[str, str]:
-    """``report.md`` and ``results.json``."""
-    return {"report.md": render_sizing(result), "results.json": render_results_json(result)}
+render_files = report_and_results(render_sizing)

@@ -14,7 +14,7 @@ from verdictpack.kinds._study_live import StudyPlan
 from verdictpack.render._allocation import allocation_section
 from verdictpack.render._markdown import (
     TRACK_HEADERS,
-    construct_block,
+    audit_text,
     cost_table,
     fmt_interval,
     fmt_money,
@@ -27,13 +27,9 @@ from verdictpack.render._markdown import (
     table,
     track_row,
 )
-from verdictpack.render._summary import summary_block
+from verdictpack.render._summary import report_head
 
 _iv = fmt_interval  # an interval as printed in the study's tables
-
-
-def _opt(v: float | None, digits: int = 3) -> str:
-    return "—" if v is None else f"{v:.{digits}f}"
 
 
 def _policy_text(r: StudyResult) -> str:
@@ -60,14 +56,14 @@ def _estimate_section(r: StudyResult) -> list[str]:
             ["figure", "value"],
             [
                 ["judges' observation (declared)", what],
-                ["judges' rate (known answers)", _opt(e.model_rate, 4)],
-                ["humans' rate (known answers)", _opt(e.human_rate, 4)],
-                ["h, point estimate", _opt(e.h_point, 4)],
-                ["h from the judges' label probabilities", _opt(e.h_point_probability, 4)],
+                ["judges' rate (known answers)", fmt_x(e.model_rate, 4)],
+                ["humans' rate (known answers)", fmt_x(e.human_rate, 4)],
+                ["h, point estimate", fmt_x(e.h_point, 4)],
+                ["h from the judges' label probabilities", fmt_x(e.h_point_probability, 4)],
                 ["unknown model answers (bounded)", f"{e.model_unknown:,}"],
                 ["unknown human answers (bounded)", f"{e.human_unknown:,}"],
-                ["h-interval width, unknowns bounded", _opt(e.width_bounded, 4)],
-                ["h-interval width, were each unknown ½", _opt(e.width_midpoint, 4)],
+                ["h-interval width, unknowns bounded", fmt_x(e.width_bounded, 4)],
+                ["h-interval width, were each unknown ½", fmt_x(e.width_midpoint, 4)],
             ],
         )
     )
@@ -130,8 +126,7 @@ def _prompt_section(r: StudyResult) -> list[str]:
 
 
 def render_study_report(r: StudyResult) -> str:
-    out = [f"# verdictpack study — {md_text(r.construct.name)}", "", summary_block(r)]
-    out.append(construct_block(r.construct))
+    out = report_head("study", r)
     out.append("## Verdict\n")
     out.append(
         "The registered track's first verdict is the study's verdict; the extension track and the "
@@ -262,14 +257,7 @@ def render_study_report(r: StudyResult) -> str:
             "tracks alone.\n"
         )
     else:
-        out.append(
-            f"{a.n_roots} roots × 2 readers = {a.readings} readings; Cohen's kappa "
-            f"{fmt_p(a.kappa)} (point estimate; {100 * a.level:g}% CI {fmt_p(a.ci_low)}.."
-            f"{fmt_p(a.ci_high)}, closed form); one-sided {100 * a.bound_level:g}% lower bound "
-            f"{fmt_p(a.lower_bound)} (exact Clopper–Pearson bound of the observed agreement, "
-            f"chance-corrected); gate lower bound ≥ {fmt_p(a.kappa_min)}: "
-            f"**{'PASSED' if a.passed else 'FAILED — INSTRUMENT_INVALID'}**.\n"
-        )
+        out.append(audit_text(a) + ".\n")
     j = r.judges_report
     out.append("## The judges as the data show them\n")
     out.append(
@@ -289,15 +277,15 @@ def render_study_report(r: StudyResult) -> str:
                 [
                     e.name,
                     f"{e.judgments:,}",
-                    _opt(e.rate),
+                    fmt_x(e.rate, 3),
                     _iv(e.rate_ci, 3),
-                    _opt(e.position_bias),
+                    fmt_x(e.position_bias, 3),
                     _iv(e.position_bias_ci, 3),
                     "—"
                     if not e.kappa_with_humans or e.kappa_with_humans.get("kappa") is None
                     else f"{e.kappa_with_humans['kappa']:.3f} " + _iv(e.kappa_with_humans["ci"], 3),
                     f"{e.roots:,}",
-                    f"{_opt(e.rate_design_effect, 2)}, {_opt(e.position_bias_design_effect, 2)}",
+                    f"{fmt_x(e.rate_design_effect, 2)}, {fmt_x(e.position_bias_design_effect, 2)}",
                 ]
                 for e in j.judges
             ],
@@ -307,7 +295,7 @@ def render_study_report(r: StudyResult) -> str:
         out.append(
             table(
                 ["judge", "judge", "shared judgments", "kappa", "CI"],
-                [[p.a, p.b, f"{p.shared:,}", _opt(p.kappa), _iv(p.ci, 3)] for p in j.agreement],
+                [[p.a, p.b, f"{p.shared:,}", fmt_x(p.kappa, 3), _iv(p.ci, 3)] for p in j.agreement],
             )
         )
     out.append(
@@ -317,10 +305,10 @@ def render_study_report(r: StudyResult) -> str:
         "the judges' intervals).\n"
     )
     out.append(
-        f"Human rate {_opt(j.human_rate)} {_iv(j.human_rate_ci, 3)} over {j.human_judgments:,} "
+        f"Human rate {fmt_x(j.human_rate, 3)} {_iv(j.human_rate_ci, 3)} over {j.human_judgments:,} "
         f"judgments on {j.human_roots:,} roots (design effect "
-        f"{_opt(j.human_rate_design_effect, 2)}); latent correlation "
-        f"{_opt(j.latent_correlation)}, effective panel size {_opt(j.effective_size, 2)}. "
+        f"{fmt_x(j.human_rate_design_effect, 2)}); latent correlation "
+        f"{fmt_x(j.latent_correlation, 3)}, effective panel size {fmt_x(j.effective_size, 2)}. "
         f"{_human_icc_text(j.human_icc)}"
         "Fitted panel (fitted_panel.json, a `panel` block for the sizing, verdict and battery "
         f"kinds): {md_text(j.fitted_panel_note)}.\n"
@@ -345,7 +333,7 @@ def _human_icc_text(icc: dict[str, Any] | None) -> str:
     if icc.get("icc") is None:
         return f"Humans' between-root ICC not estimated: {md_text(str(icc.get('reason', '')))}. "
     return (
-        f"Humans' between-root ICC {_opt(icc['icc'])} {_iv(icc.get('ci'), 3)} "
+        f"Humans' between-root ICC {fmt_x(icc['icc'], 3)} {_iv(icc.get('ci'), 3)} "
         f"on {icc['roots']:,} roots with two or more human judgments (one-way ANOVA, cluster "
         "bootstrap; fitted_panel.json `human_icc`, the human sheet `--plan --sheets` uses). "
     )

@@ -38,6 +38,7 @@ from verdictpack.kinds._study import StudyResult
 from verdictpack.kinds._verdict import VerdictResult
 from verdictpack.kinds._worlds import WORLD_TOLERANCE_H, NamedWorld
 from verdictpack.render._markdown import (
+    construct_block,
     fmt_count,
     fmt_interval,
     fmt_money,
@@ -55,6 +56,7 @@ __all__ = [
     "MAX_LINES",
     "SUMMARIES",
     "WORLDS_LISTED",
+    "report_head",
     "summary_block",
     "summary_lines",
     "worlds_line",
@@ -387,6 +389,17 @@ def summary_lines(result: object) -> tuple[str, ...]:
 def summary_block(result: object) -> str:
     """The summary as report.md prints it right under the title: one bullet per line."""
     return "".join(f"- {line}\n" for line in summary_lines(result))
+
+
+def report_head(kind: str, r: Any) -> list[str]:
+    """What every report opens with: its title (the kind and the construct's name), the summary
+    and the construct block."""
+    return [
+        f"# verdictpack {kind} — {md_text(r.construct.name)}",
+        "",
+        summary_block(r),
+        construct_block(r.construct),
+    ]
 
 
 def worlds_section(worlds: Sequence[NamedWorld]) -> str:

@@ -4,32 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from verdictpack.kinds._verdict import VerdictResult
 from verdictpack.render._markdown import (
-    construct_block,
     construction_comparison,
-    cost_table,
     fmt_alpha,
     fmt_count,
     fmt_money,
     fmt_p,
     guarantees_table,
-    md_text,
-    oc_table,
-    render_results_json,
-    scenario_heading,
+    report_and_results,
+    scenario_section,
     table,
 )
-from verdictpack.render._summary import summary_block, worlds_section
+from verdictpack.render._summary import report_head, worlds_section
 
 
 def render_verdict(r: Any) -> str:
-    out = [
-        f"# verdictpack verdict — {md_text(r.construct.name)}",
-        "",
-        summary_block(r),
-        construct_block(r.construct),
-    ]
+    out = report_head("verdict", r)
     out.append("## Design\n")
     out.append(
         table(
@@ -58,9 +48,7 @@ def render_verdict(r: Any) -> str:
     out.append(construction_comparison(r.scenarios))
     out.append("## Operating characteristics (simulated, ± Monte Carlo standard error)\n")
     for sc in r.scenarios:
-        out.append(scenario_heading(sc))
-        out.append(oc_table(sc))
-        out.append(cost_table(sc))
+        out += scenario_section(sc)
     out.append(worlds_section(r.worlds))
     s = r.sprt_exact
     out.append("## SPRT, exact (recursion over the continuation region)\n")
@@ -111,6 +99,4 @@ def render_verdict(r: Any) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_files(result: VerdictResult) -> dict[str, str]:
-    """``report.md`` and ``results.json``."""
-    return {"report.md": render_verdict(result), "results.json": render_results_json(result)}
+render_files = report_and_results(render_verdict)

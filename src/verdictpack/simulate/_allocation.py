@@ -51,7 +51,7 @@ from verdictpack.core._mixture import MixtureSpec
 from verdictpack.core._tracker import BatchHTracker
 from verdictpack.simulate._draw import chunk_rows, simulate_panel
 from verdictpack.simulate._judges import Panel, TruthScenario
-from verdictpack.simulate._operating import mean_quantity
+from verdictpack.simulate._operating import mean_quantity, share_quantity
 
 __all__ = ["BLOCK", "Allocation", "AllocationPlan", "Prices", "plan_allocations", "verdict_times"]
 
@@ -198,7 +198,7 @@ def _evaluate(
         bets=bets,
         cap=cap,
         roots=roots,
-        p_verdict=simulated(p, math.sqrt(max(p * (1 - p), 1.0 / r) / r), r),
+        p_verdict=share_quantity(p, r, floor=True),
         expected_roots=mean_quantity(used),
         human_judgments=mean_quantity(k * used),
         cost=mean_quantity(per_root * used + prices.audit),
@@ -313,7 +313,7 @@ def plan_allocations(
     return AllocationPlan(
         target=goal,
         target_source=source,
-        target_mcse=None if target is not None else math.sqrt(max(goal * (1 - goal), 1 / r) / r),
+        target_mcse=None if target is not None else share_quantity(goal, r, floor=True).mcse,
         replicates=r,
         human_icc=human_icc,
         allocations=rows,

@@ -60,6 +60,7 @@ from verdictpack.simulate._judges import (
     Panel,
     TruthScenario,
 )
+from verdictpack.simulate._operating import share_quantity
 
 __all__ = ["METHODS", "RootsToGo", "roots_to_go"]
 
@@ -332,10 +333,6 @@ def _bounded_blocks(
     return block_of
 
 
-def _share(x: float, r: int) -> Quantity:
-    return simulated(x, math.sqrt(max(x * (1 - x), 1.0 / r) / r), r)
-
-
 def _summary(
     decided_at: NDArray[np.int64],
     codes: NDArray[np.int8],
@@ -373,7 +370,7 @@ def _summary(
             continue
         # INCONCLUSIVE: no verdict within the cap of more roots (code 0 here)
         hit = (codes == 0) if v is Verdict.INCONCLUSIVE else (codes == code)
-        verdicts[v.value] = _share(float(hit.mean()), r)
+        verdicts[v.value] = share_quantity(float(hit.mean()), r, floor=True)
     return RootsToGo(
         roots_observed=roots_observed,
         replicates=r,
@@ -381,7 +378,7 @@ def _summary(
         human_rate=human_rate,
         human_coverage=human_coverage,
         humans_per_root=humans_per_root,
-        p_verdict=_share(p, r),
+        p_verdict=share_quantity(p, r, floor=True),
         median_extra_roots=median_q,
         quantiles_extra_roots={
             f"q{int(q * 100)}": quantile(q) for q in (0.1, 0.25, 0.5, 0.75, 0.9)

@@ -1,6 +1,6 @@
 """A fitted panel: the judges as the data show them, written as a panel config block.
 
-:func:`fitted_panel_block` turns :class:`verdictpack.core._estimates.PanelEstimates` into the
+:func:`fitted_panel_record` turns :class:`verdictpack.core._estimates.PanelEstimates` into the
 ``panel`` block the sizing, verdict and battery kinds take::
 
     {"name": ..., "latent_correlation": ρ, "judges": [{"name", "role", "baseline_rate", "lean_h",
@@ -17,11 +17,11 @@ What is *estimated* from the data and what is a *planning assumption*:
   only carries a shift toward the item shown *first* (δ >= 0), so a negative δ̂ is written as 0,
   and δ is capped so that p ± δ stays in [0, 1] and below 0.5.
 
-Nothing is clipped silently: :func:`fitted_panel_record` returns, beside the block, the values
-*as estimated* (``estimated``: each judge's counterbalanced rate and position bias with its
-interval, the latent correlation, negative values kept) and one ``clips`` entry per field the
-simulator needed changed (judge, field, estimated, written, reason). fitted_panel.json writes
-all three; the block alone is what the simulation and ``--plan`` read.
+Nothing is clipped silently: the record holds, beside the block, the values *as estimated*
+(``estimated``: each judge's counterbalanced rate and position bias with its interval, the
+latent correlation, negative values kept) and one ``clips`` entry per field the simulator
+needed changed (judge, field, estimated, written, reason). fitted_panel.json writes all three;
+the block alone is what the simulation and ``--plan`` read.
 * ``latent_correlation`` — estimated: the mean tetrachoric ρ over informative judge pairs, clipped
   into the range a panel of J judges can carry (ρ >= −1/(2J − 1), 1 + (J − 1)ρ > 0). When no pair
   is informative, ``fallback_latent_correlation`` (a planning assumption, default 0) is used.
@@ -42,17 +42,17 @@ so a block this function returns is always one the simulation accepts.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 from verdictpack._errors import InputError
-from verdictpack._validate import nonempty_str
 from verdictpack.core._estimates import PanelEstimates
 from verdictpack.core._scales import phi
 from verdictpack.simulate._judges import JudgeSheet, Panel
 
-__all__ = ["RATE_FLOOR", "fitted_panel_block", "fitted_panel_record", "sheet_human_icc"]
+__all__ = ["RATE_FLOOR", "fitted_panel_record", "sheet_human_icc"]
 
 RATE_FLOOR: Final[float] = 1e-3  # fitted rates are kept in [RATE_FLOOR, 1 - RATE_FLOOR]
 _MAX_BIAS: Final[float] = 0.499  # the panel block's position_bias must be < 0.5
@@ -87,40 +87,10 @@ def _per_judge(name: str, table: Mapping[str, Any] | None, default: Any) -> Any:
     return table.get(name, default)
 
 
-def fitted_panel_block(
-    estimates: PanelEstimates,
-    name: str,
-    *,
-    judges: Sequence[str] | None = None,
-    roles: Mapping[str, str] | None = None,
-    costs: Mapping[str, float] | None = None,
-    lean_h: Mapping[str, float] | None = None,
-    noise: Mapping[str, float] | None = None,
-    fallback_latent_correlation: float = 0.0,
-    reference_rate: float | None = None,
-) -> dict[str, Any]:
-    """The panel config block fitted from ``estimates``: the ``panel`` of
-    :func:`fitted_panel_record` (same arguments)."""
-    record = fitted_panel_record(
-        estimates,
-        name,
-        judges=judges,
-        roles=roles,
-        costs=costs,
-        lean_h=lean_h,
-        noise=noise,
-        fallback_latent_correlation=fallback_latent_correlation,
-        reference_rate=reference_rate,
-    )
-    block: dict[str, Any] = record["panel"]
-    return block
-
-
 def fitted_panel_record(
     estimates: PanelEstimates,
     name: str,
     *,
-    judges: Sequence[str] | None = None,
     roles: Mapping[str, str] | None = None,
     costs: Mapping[str, float] | None = None,
     lean_h: Mapping[str, float] | None = None,
@@ -138,30 +108,11 @@ def fitted_panel_record(
     the judge (so the world the study observed is effect scale 1, and the construct's null is
     scale 0); the position bias is capped to fit both worlds.
 
-    ``judges``: the rater names to include (default: every rater of the estimates that judged
-    at least once), in that order. ``roles``, ``costs``, ``lean_h``, ``noise``: per-judge values
-    by name (missing names take the defaults ``"fitted judge"``, 0, 0, 0). InputError for an
-    unknown judge name, a judge without judgments, or values a character sheet refuses.
+    Every rater of the estimates is a judge of the block, in their order. ``roles``, ``costs``,
+    ``lean_h``, ``noise``: per-judge values by name (missing names take the defaults
+    ``"fitted judge"``, 0, 0, 0). InputError for a judge without judgments, or values a
+    character sheet refuses.
     """
-    if not isinstance(estimates, PanelEstimates):
-        raise InputError(
-            "estimates", "a PanelEstimates (core._estimates.estimate_panel)", estimates
-        )
-    nonempty_str("name", name)
-    index = {n: i for i, n in enumerate(estimates.names)}
-    if judges is None:
-        chosen = [n for n, r in zip(estimates.names, estimates.rates, strict=True) if r.n > 0]
-    else:
-        if isinstance(judges, str):
-            raise InputError("judges", "a sequence of judge names", judges)
-        chosen = list(judges)
-        unknown = [n for n in chosen if n not in index]
-        if unknown:
-            raise InputError("judges", f"names among {list(estimates.names)}", unknown)
-        if len(set(chosen)) != len(chosen):
-            raise InputError("judges", "distinct judge names", chosen)
-    if not chosen:
-        raise InputError("judges", "at least one judge with judgments", [])
     sheets = []
     estimated: list[dict[str, Any]] = []
     clips: list[dict[str, Any]] = []
@@ -172,10 +123,9 @@ def fitted_panel_record(
                 {"judge": judge, "field": field, "estimated": was, "written": now, "reason": why}
             )
 
-    for judge in chosen:
-        i = index[judge]
-        rate = estimates.rates[i]
-        bias = estimates.position_biases[i]
+    for judge, rate, bias in zip(
+        estimates.names, estimates.rates, estimates.position_biases, strict=True
+    ):
         if rate.rate is None:
             raise InputError("judges", "judges with at least one judgment", judge)
         if bias.rate_first is not None and bias.rate_second is not None:
@@ -233,18 +183,7 @@ def fitted_panel_record(
     block = {
         "name": name,
         "latent_correlation": panel.latent_correlation,
-        "judges": [
-            {
-                "name": s.name,
-                "role": s.role,
-                "baseline_rate": s.baseline_rate,
-                "lean_h": s.lean_h,
-                "noise": s.noise,
-                "position_bias": s.position_bias,
-                "cost_per_judgment": s.cost_per_judgment,
-            }
-            for s in panel.judges
-        ],
+        "judges": [dataclasses.asdict(s) for s in panel.judges],
     }
     return {
         "panel": block,

@@ -51,9 +51,6 @@ n roots' count its n-fold convolution (exact); the test is as above under that n
 with r known), its power simulated as one multinomial(n, q(p_h)) draw of the roots' counts per
 replicate; the closed-form size takes Kish's design effect, ceil(N·(1 + (m − 1)·ICC_H)/m).
 
-:class:`HumanLayerCost` adds audit readings, pilot and confirmatory touches into the one
-"human layer" line every cost table prints.
-
 Bad arguments raise :class:`~verdictpack._errors.InputError`.
 """
 
@@ -69,11 +66,10 @@ from numpy.typing import NDArray
 from scipy import integrate, signal, special
 
 from verdictpack._errors import InputError
-from verdictpack._results import OPTIONAL, Quantity, closed_form, exact, simulated
+from verdictpack._results import OPTIONAL, Quantity, closed_form, exact
 from verdictpack._rng import block_streams
 from verdictpack._validate import closed_unit, generator, int_at_least, is_finite_real, open_unit
 from verdictpack.core._agreement import (
-    AuditDecision,
     AuditGate,
     KappaResult,
     cohens_kappa,
@@ -82,14 +78,13 @@ from verdictpack.core._agreement import (
 from verdictpack.core._exact import binomial_normal_n, binomial_power, binomial_region
 from verdictpack.core._icc import latent_for_icc
 from verdictpack.core._scales import p_from_h
+from verdictpack.simulate._operating import share_quantity
 
 __all__ = [
     "HumanBaselineSize",
-    "HumanLayerCost",
     "ReaderAudit",
     "ReaderAuditSize",
     "simulate_audit_pass_probability",
-    "simulate_baseline_power",
     "simulate_gate_pass_rate",
     "simulate_reader_audit",
     "size_human_baseline",
@@ -104,17 +99,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ReaderAudit:
-    """One simulated reader-reconstruction audit: labels, κ and the model's population κ."""
+    """One simulated reader-reconstruction audit: the two readers' labels and their κ (the
+    model's population κ: :func:`~verdictpack.core._agreement.expected_kappa`)."""
 
     n_roots: int
-    n_categories: int
-    reconstruction_rate: float
-    true_labels: tuple[int, ...]
     reader_a: tuple[int, ...]
     reader_b: tuple[int, ...]
     kappa: KappaResult
-    expected_kappa: Quantity
-    readings: int
 
 
 def simulate_reader_audit(
@@ -143,17 +134,7 @@ def simulate_reader_audit(
         wrong = (truth + gen.integers(1, k, size=n)) % k
         answers.append(np.where(right, truth, wrong))
     kappa = cohens_kappa(answers[0], answers[1], categories=list(range(k)), level=lev)
-    return ReaderAudit(
-        n_roots=n,
-        n_categories=k,
-        reconstruction_rate=r,
-        true_labels=tuple(truth.tolist()),
-        reader_a=tuple(answers[0].tolist()),
-        reader_b=tuple(answers[1].tolist()),
-        kappa=kappa,
-        expected_kappa=closed_form(expected_kappa(r, k)),
-        readings=2 * n,
-    )
+    return ReaderAudit(n, tuple(answers[0].tolist()), tuple(answers[1].tolist()), kappa)
 
 
 def simulate_gate_pass_rate(
@@ -183,8 +164,7 @@ def simulate_gate_pass_rate(
     passed = 0
     for start in range(0, reps, rows):
         passed += _gate_passes(gen, min(rows, reps - start), n, r, k, gate)
-    p = passed / reps
-    return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
+    return share_quantity(passed / reps, reps)
 
 
 # Label cells (audits × roots) held at once by simulate_gate_pass_rate.
@@ -278,8 +258,7 @@ def simulate_audit_pass_probability(
         agreements = np.trace(counts, axis1=1, axis2=2)
         p_e = np.einsum("ri,ri->r", counts.sum(axis=2), counts.sum(axis=1)) / float(n * n)
         passed += gate.passes(agreements, n, p_e)
-    p = passed / reps
-    return simulated(p, math.sqrt(p * (1.0 - p) / reps), reps)
+    return share_quantity(passed / reps, reps)
 
 
 def first_reaching(reached: Callable[[int], bool], start: int, horizon: int, target: str) -> int:
@@ -408,16 +387,13 @@ def _critical(n_judgments: int, test: _BaselineTest, alpha: float) -> int:
 Draw = Callable[[np.random.Generator, int], NDArray[np.int64]]
 
 
-def _sim_power(
-    draw: Draw, crit: int, seed: int, purpose: str, replicates: int
-) -> tuple[float, float]:
+def _sim_power(draw: Draw, crit: int, seed: int, purpose: str, replicates: int) -> Quantity:
     """P(X ≤ crit) by ``replicates`` oriented counts X = draw(generator, block size)."""
     hits = 0
     if crit >= 0:
         for size, gen in block_streams(seed, purpose, replicates):
             hits += int(np.count_nonzero(draw(gen, size) <= crit))
-    est = hits / replicates
-    return est, math.sqrt(est * (1.0 - est) / replicates)
+    return share_quantity(hits / replicates, replicates)
 
 
 def _binomial_draw(n_judgments: int, p_true: float) -> Draw:
@@ -587,46 +563,16 @@ def _power_at(
     seed: int,
     purpose: str,
     reps: int,
-) -> tuple[float, float, int]:
-    """(simulated power, its MCSE, oriented critical count) at n roots, on stream ``purpose``."""
+) -> Quantity:
+    """The test's simulated power at n roots, on stream ``purpose + "/confirmatory_roots=<n>"``
+    (so a size's power does not depend on which other sizes a search visited)."""
     if cl is None:
         crit = _critical(n * m, test, a)
         draw = _binomial_draw(n * m, test.p_true)
     else:
         crit = cl.region(n, a, power=False)[0]
         draw = cl.draw(n)
-    est, mcse = _sim_power(draw, crit, seed, _purpose_at(purpose, n), reps)
-    return est, mcse, crit
-
-
-def simulate_baseline_power(
-    confirmatory_roots: int,
-    human_rate: float,
-    threshold_h: float,
-    alpha: float,
-    n_per_root: int,
-    seed: int,
-    purpose: str = "human/baseline-sizing",
-    replicates: int = 20_000,
-    *,
-    icc: float | None = None,
-) -> Quantity:
-    """Simulated power of the confirmatory test at a given root count (seeded, block streams).
-
-    The stream is ``purpose + "/confirmatory_roots=<n>"``, so a size's simulated power does not
-    depend on which other sizes a search visited. ``icc``: the humans' ICC_H (module docstring
-    (b)); None, 0 or one judgment per root: the binomial model.
-    """
-    p_h, h, a, m, reps, s = _baseline_args(
-        human_rate, threshold_h, alpha, n_per_root, replicates, seed
-    )
-    n = int_at_least("confirmatory_roots", confirmatory_roots, 1)
-    if not isinstance(purpose, str) or not purpose:
-        raise InputError("purpose", "a non-empty string", purpose)
-    _, test = _baseline_test(p_h, h)
-    cl = _clustered(icc, p_h, m, test)[2]
-    est, mcse, _ = _power_at(n, m, test, a, cl, s, purpose, reps)
-    return simulated(est, mcse, reps)
+    return _sim_power(draw, crit, seed, _purpose_at(purpose, n), reps)
 
 
 def size_human_baseline(
@@ -645,8 +591,9 @@ def size_human_baseline(
 ) -> HumanBaselineSize:
     """Size the human preference baseline: pilot plus a confirmatory sample sized by simulation.
 
-    Test and model: module docstring (b). Search (seeded; each size n has its own stream, see
-    :func:`simulate_baseline_power`):
+    Test and model: module docstring (b). Search (seeded; each size n has its own stream,
+    ``purpose + "/confirmatory_roots=<n>"``, so a size's simulated power does not depend on which
+    other sizes the search visited):
 
     1. coarse: n = 1, 2, 4, 8, … until the simulated power reaches ``power``;
     2. medium: inside the last (fail, pass] doubling bracket, steps of ceil(width/16);
@@ -680,15 +627,15 @@ def size_human_baseline(
         cf_roots = math.ceil(cf_judgments * (1.0 + (m - 1) * cl.icc) / m)
     horizon = 4 * cf_roots + 100 if max_roots is None else int_at_least("max_roots", max_roots, 1)
 
-    cache: dict[int, tuple[float, float, int]] = {}
+    cache: dict[int, Quantity] = {}
 
-    def sim(n: int) -> tuple[float, float, int]:
+    def sim(n: int) -> Quantity:
         if n not in cache:
             cache[n] = _power_at(n, m, test, a, cl, s, purpose, reps)
         return cache[n]
 
     def reached(n: int) -> bool:
-        return sim(n)[0] >= target
+        return float(sim(n)) >= target
 
     def exact_power(n: int) -> Quantity:
         if cl is not None:
@@ -697,12 +644,10 @@ def size_human_baseline(
 
     hi = first_reaching(reached, 1, horizon, f"power {target}")
     chosen = hi
-    est, mcse, _ = sim(chosen)
     below: Quantity | None = None
     exact_below: Quantity | None = None
     if chosen > 1:
-        b_est, b_mcse, _ = sim(chosen - 1)
-        below = simulated(b_est, b_mcse, reps)
+        below = sim(chosen - 1)
         exact_below = exact_power(chosen - 1)
     if cl is None:
         region = binomial_region(chosen * m, shifted, a, 1, test.direction)
@@ -726,7 +671,7 @@ def size_human_baseline(
         confirmatory_roots=chosen,
         confirmatory_touches=chosen * m,
         total_touches=(pilot + chosen) * m,
-        simulated_power=simulated(est, mcse, reps),
+        simulated_power=sim(chosen),
         simulated_power_below=below,
         exact_power=exact_power(chosen),
         exact_power_below=exact_below,
@@ -742,53 +687,3 @@ def size_human_baseline(
         icc=icc_h,
         latent_correlation=r,
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Cost line
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HumanLayerCost:
-    """The human layer as one cost line: audit readings + pilot + confirmatory touches.
-
-    The gate spot-check of the stimulus factory (``verdictpack.stimuli.size_gate_spot_check``) is
-    a human cost of the stimulus factory and is not part of this line.
-    """
-
-    audit_readings: int
-    pilot_touches: int
-    confirmatory_touches: int
-    total: int
-    label: str = "human layer"
-
-    @classmethod
-    def from_parts(
-        cls, audit: AuditDecision | ReaderAudit | int, baseline: HumanBaselineSize
-    ) -> HumanLayerCost:
-        """The line from an audit (decision, simulated audit or reading count) and a sizing."""
-        if isinstance(audit, (AuditDecision, ReaderAudit)):
-            readings = audit.readings
-        else:
-            readings = int_at_least("audit", audit, 0)
-        if not isinstance(baseline, HumanBaselineSize):
-            raise InputError("baseline", "a HumanBaselineSize", type(baseline).__name__)
-        return cls.of(readings, baseline.pilot_touches, baseline.confirmatory_touches)
-
-    @classmethod
-    def of(
-        cls, audit_readings: int, pilot_touches: int, confirmatory_touches: int
-    ) -> HumanLayerCost:
-        """Build the line from three touch counts (each an integer >= 0)."""
-        a = int_at_least("audit_readings", audit_readings, 0)
-        p = int_at_least("pilot_touches", pilot_touches, 0)
-        c = int_at_least("confirmatory_touches", confirmatory_touches, 0)
-        return cls(audit_readings=a, pilot_touches=p, confirmatory_touches=c, total=a + p + c)
-
-    def line(self) -> str:
-        """One printable line, e.g. ``human layer: 950 touches (audit 400 + pilot 200 + ...)``."""
-        return (
-            f"{self.label}: {self.total:,} touches (audit readings {self.audit_readings:,} + "
-            f"pilot {self.pilot_touches:,} + confirmatory {self.confirmatory_touches:,})"
-        )

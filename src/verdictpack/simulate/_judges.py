@@ -96,7 +96,6 @@ from numpy.typing import NDArray
 from scipy import special
 
 from verdictpack._errors import InputError
-from verdictpack._results import Quantity, exact
 from verdictpack._validate import finite_real, int_at_least, nonempty_str, open_unit
 from verdictpack.core._icc import latent_for_icc
 from verdictpack.core._scales import _phi_clipped_array, _phi_inv_clipped_array, phi
@@ -108,16 +107,12 @@ __all__ = [
     "Panel",
     "StreamMoments",
     "TruthScenario",
-    "above_threshold",
-    "confounded",
-    "correlated_stress",
     "effective_panel_size",
     "judge_rates",
     "make_scenario",
     "null_scenario",
     "panel_cost_per_root",
     "reachable_h_range",
-    "registered_alternative",
     "scenario_panel",
     "solve_effect_scale",
     "stream_moments",
@@ -220,13 +215,6 @@ class JudgeSheet:
         """p_j: counterbalanced P(prefers the treatment) at effect scale s and confound shift."""
         angle = phi(self.baseline_rate) + effect_scale * self.lean_h + model_shift_h
         return float(_rate_from_angle(angle, self.noise))
-
-    def order_rates(
-        self, effect_scale: float = 0.0, model_shift_h: float = 0.0
-    ) -> tuple[float, float]:
-        """(p_j + δ_j, p_j − δ_j): treatment shown first, treatment shown second (unchecked)."""
-        p = self.rate(effect_scale, model_shift_h)
-        return p + self.position_bias, p - self.position_bias
 
 
 def _sheet_arrays(judges: tuple[JudgeSheet, ...]) -> tuple[NDArray[np.float64], ...]:
@@ -339,13 +327,6 @@ class Panel:
         )
         return (max(lam[0], 0.0), max(lam[1], 0.0), max(lam[2], 0.0))
 
-    def _projectors(self) -> tuple[NDArray[np.float64], ...]:
-        n = self.n_judges
-        d = 2 * n
-        p1 = np.full((d, d), 1.0 / d)
-        block = np.kron(np.eye(n), np.full((2, 2), 0.5))
-        return p1, block - p1, np.eye(d) - block
-
     def latent_correlation_matrix(self) -> NDArray[np.float64]:
         """Σ (2J × 2J), latent k = 2j + o, built from its definition."""
         n = self.n_judges
@@ -355,12 +336,6 @@ class Panel:
             sigma[2 * j : 2 * j + 2, 2 * j : 2 * j + 2] = rho_o
         np.fill_diagonal(sigma, 1.0)
         return sigma
-
-    def latent_factor(self) -> NDArray[np.float64]:
-        """A = Σ^{1/2} = Σ_m √λ_m P_m (symmetric; A @ A = Σ)."""
-        lam = self.eigenvalues()
-        p1, p2, p3 = self._projectors()
-        return math.sqrt(lam[0]) * p1 + math.sqrt(lam[1]) * p2 + math.sqrt(lam[2]) * p3
 
     def with_latent_correlation(self, rho: float) -> Panel:
         """The same judges with ρ replaced (ρ_o follows ρ when it was None)."""
@@ -601,44 +576,6 @@ def null_scenario() -> TruthScenario:
     return TruthScenario("null")
 
 
-def registered_alternative(panel: Panel, human_rate: float, threshold_h: float) -> TruthScenario:
-    """s solved so that the true h equals the registered threshold exactly (a boundary)."""
-    s = solve_effect_scale(panel, human_rate, threshold_h)
-    return TruthScenario("registered_alternative", effect_scale=s)
-
-
-def above_threshold(panel: Panel, human_rate: float, true_h: float) -> TruthScenario:
-    """s solved so that the true h equals ``true_h`` (a power point, e.g. 0.45)."""
-    s = solve_effect_scale(panel, human_rate, true_h)
-    return TruthScenario("above_threshold", effect_scale=s)
-
-
-def confounded(model_shift_h: float = 0.15) -> TruthScenario:
-    """No effect (s = 0), but the model stream is shifted by ``model_shift_h`` (h units)."""
-    return TruthScenario("confounded", effect_scale=0.0, model_shift_h=model_shift_h)
-
-
-def correlated_stress(
-    panel: Panel,
-    human_rate: float,
-    *,
-    threshold_h: float | None,
-    latent_correlation: float = 0.5,
-    stream_correlation: float = 0.5,
-) -> TruthScenario:
-    """The registered alternative (``threshold_h`` given) or the null (``None``) with the panel's
-    latent correlation and the stream correlation raised."""
-    s = 0.0 if threshold_h is None else solve_effect_scale(panel, human_rate, threshold_h)
-    scenario = TruthScenario(
-        "correlated_stress",
-        effect_scale=s,
-        stream_correlation=stream_correlation,
-        latent_correlation=latent_correlation,
-    )
-    scenario_panel(panel, scenario)  # refuse a ρ the panel cannot carry, now
-    return scenario
-
-
 def make_scenario(
     name: str,
     panel: Panel,
@@ -651,34 +588,31 @@ def make_scenario(
     stress_stream_correlation: float = 0.5,
     stress_base: str = "registered_alternative",
 ) -> TruthScenario:
-    """Build a scenario by name (one of SCENARIO_NAMES); unknown names are refused by name."""
+    """Build a scenario by name (one of SCENARIO_NAMES, module docstring); unknown names are
+    refused by name. The effect scale is solved for the registered threshold
+    (``registered_alternative``, ``correlated_stress`` on that base) or for ``true_h``
+    (``above_threshold``), else 0."""
     if name not in SCENARIO_NAMES:
         raise InputError("scenario", "one of " + ", ".join(SCENARIO_NAMES), name)
-    needs_threshold = name == "registered_alternative" or (
-        name == "correlated_stress" and stress_base == "registered_alternative"
+    stress = name == "correlated_stress"
+    if stress and stress_base not in ("registered_alternative", "null"):
+        raise InputError("stress_base", "one of registered_alternative, null", stress_base)
+    at_threshold = name == "registered_alternative" or (
+        stress and stress_base == "registered_alternative"
     )
-    if needs_threshold and threshold_h is None:
+    if at_threshold and threshold_h is None:
         raise InputError("threshold_h", f"the registered threshold (h) for scenario {name!r}", None)
-    if name == "null":
-        scenario = null_scenario()
-    elif name == "registered_alternative" and threshold_h is not None:
-        scenario = registered_alternative(panel, human_rate, threshold_h)
-    elif name == "above_threshold":
-        if true_h is None:
-            raise InputError("true_h", "the true h of the above-threshold scenario", None)
-        scenario = above_threshold(panel, human_rate, true_h)
-    elif name == "confounded":
-        scenario = confounded(model_shift_h)
-    else:
-        if stress_base not in ("registered_alternative", "null"):
-            raise InputError("stress_base", "one of registered_alternative, null", stress_base)
-        scenario = correlated_stress(
-            panel,
-            human_rate,
-            threshold_h=threshold_h if stress_base == "registered_alternative" else None,
-            latent_correlation=stress_latent_correlation,
-            stream_correlation=stress_stream_correlation,
-        )
+    if name == "above_threshold" and true_h is None:
+        raise InputError("true_h", "the true h of the above-threshold scenario", None)
+    target = threshold_h if at_threshold else true_h if name == "above_threshold" else None
+    scenario = TruthScenario(
+        name,
+        effect_scale=0.0 if target is None else solve_effect_scale(panel, human_rate, target),
+        model_shift_h=model_shift_h if name == "confounded" else 0.0,
+        stream_correlation=stress_stream_correlation if stress else 0.0,
+        latent_correlation=stress_latent_correlation if stress else None,
+    )
+    scenario_panel(panel, scenario)  # refuse a ρ the panel cannot carry, now
     judge_rates(panel, scenario)  # refuse a scenario that breaks p ± δ, now
     return scenario
 
@@ -715,24 +649,15 @@ def _bvn_excess(a: float, b: float, r: float) -> float:
     return float(area)
 
 
-def _bvn_cdf(a: float, b: float, r: float) -> float:
-    """P(X < a, Y < b) for a standard bivariate normal pair with correlation r."""
-    if a == -math.inf or b == -math.inf:
-        return 0.0
-    value = float(special.ndtr(a) * special.ndtr(b)) + _bvn_excess(a, b, r)
-    return min(max(value, 0.0), 1.0)
-
-
 @dataclass(frozen=True)
 class StreamMoments:
     """Exact moments of one root's stream values M_i = k_i/(2J) and H_i = h_i/n_h."""
 
-    model_mean: Quantity
-    model_variance: Quantity
-    human_mean: Quantity
-    human_variance: Quantity
-    covariance: Quantity
-    correlation: Quantity  # 0 when either variance is 0
+    model_mean: float
+    model_variance: float
+    human_mean: float
+    human_variance: float
+    covariance: float
 
 
 def stream_moments(
@@ -762,15 +687,10 @@ def stream_moments(
     var_h = nh * p_h * (1.0 - p_h) + nh * (nh - 1) * _bvn_excess(cut_h, cut_h, r_hh)
     r_x = rs * math.sqrt(run.eigenvalues()[0] / d)
     cov_kh = nh * math.fsum(_bvn_excess(c, cut_h, r_x) for c in cut)
-    var_m = max(var_k, 0.0) / d**2
-    var_hm = max(var_h, 0.0) / nh**2
-    cov = cov_kh / (d * nh)
-    corr = cov / math.sqrt(var_m * var_hm) if var_m > 0.0 and var_hm > 0.0 else 0.0
     return StreamMoments(
-        model_mean=exact(float(np.mean(rates))),
-        model_variance=exact(var_m),
-        human_mean=exact(p_h),
-        human_variance=exact(var_hm),
-        covariance=exact(cov),
-        correlation=exact(min(max(corr, -1.0), 1.0)),
+        model_mean=float(np.mean(rates)),
+        model_variance=max(var_k, 0.0) / d**2,
+        human_mean=p_h,
+        human_variance=max(var_h, 0.0) / nh**2,
+        covariance=cov_kh / (d * nh),
     )

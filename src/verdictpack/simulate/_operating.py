@@ -1,7 +1,7 @@
 """Operating characteristics of every route, by vectorised simulation along a replicate axis.
 
-One function, :func:`run_block`, runs a fixed-size block of independent replicates of the whole
-design under one truth scenario, and every route sees the *same* simulated roots (common random
+One function, :func:`run_cells`, runs fixed-size blocks of independent replicates of the whole
+design under truth scenarios, and every route sees the *same* simulated roots (common random
 numbers), so the routes and the two e-process constructions are compared on the same seeds:
 
 * ``eprocess`` (one entry per construction, the registered one first): roots stream into the
@@ -35,6 +35,7 @@ from verdictpack._results import Quantity, simulated
 from verdictpack.config._blocks import SequentialSettings
 from verdictpack.config._compiler import Construct
 from verdictpack.core._hinterval import VERDICT_CODES
+from verdictpack.core._sprt import BernoulliSPRT
 from verdictpack.core._tracker import BatchHTracker
 from verdictpack.simulate._draw import (
     chunk_rows,
@@ -64,8 +65,8 @@ __all__ = [
     "quantile_quantity",
     "ratio_quantity",
     "replicate_bytes",
-    "run_block",
     "run_cells",
+    "share_quantity",
     "summarize",
     "two_way_wrong",
 ]
@@ -123,15 +124,11 @@ class RouteDesign:
 
     def sprt_steps(self) -> tuple[float, float, float, float]:
         """(ln A, ln B, per-success, per-failure) of the SPRT on model judgments."""
-        p0 = self.construct.human_baseline_rate
-        p1 = self.construct.p1_at_threshold
-        a, b = self.per_side_alpha, self.sprt_beta
-        return (
-            math.log((1 - b) / a),
-            math.log(b / (1 - a)),
-            math.log(p1 / p0),
-            math.log((1 - p1) / (1 - p0)),
+        c = self.construct
+        w = BernoulliSPRT(
+            c.human_baseline_rate, c.p1_at_threshold, self.per_side_alpha, self.sprt_beta
         )
+        return w.log_a, w.log_b, w.step_success, w.step_failure
 
 
 @dataclass(frozen=True)
@@ -153,17 +150,6 @@ class Cell:
     scenario: TruthScenario
     n_replicates: int
     rng: np.random.Generator
-
-
-def run_block(
-    design: RouteDesign,
-    scenario: TruthScenario,
-    n_replicates: int,
-    rng: np.random.Generator,
-    constructions: Sequence[str] | None = None,
-) -> BlockOutcome:
-    """Simulate ``n_replicates`` independent runs of every route under ``scenario``."""
-    return run_cells([Cell(design, scenario, n_replicates, rng)], constructions)[0]
 
 
 # Memory bound of one batch of replicates in run_cells: the drawn counts, their copies, the
@@ -195,8 +181,8 @@ def run_cells(
     """Run several cells through ONE batch tracker per construction, each replicate to its
     verdict in the compiled kernel (``threads`` threads; the numbers do not depend on it).
 
-    Every cell draws its roots from its own generator exactly as :func:`run_block` would, so a
-    cell's outcome does not depend on which cells it was batched with. The cells must share the
+    Every cell draws its roots from its own generator exactly as it would alone, so a cell's
+    outcome does not depend on which cells it was batched with. The cells must share the
     construct, the sequential settings and the panel size (hence the observation supports).
 
     Memory is bounded by ``BATCH_BYTES``: when the cells' replicates need more at once (long
@@ -394,10 +380,14 @@ class ScenarioOC:
         raise KeyError((name, construction))
 
 
+def share_quantity(p: float, n: int, floor: bool = False) -> Quantity:
+    """A share p of n replicates with its binomial MCSE √(p(1 − p)/n); ``floor``: the variance
+    held at least 1/n, so a share of 0 or 1 does not claim an MCSE of 0."""
+    return simulated(p, math.sqrt(max(p * (1 - p), 1 / n if floor else 0.0) / n), n)
+
+
 def _p(indicator: NDArray[np.bool_]) -> Quantity:
-    n = indicator.size
-    p = float(indicator.mean())
-    return simulated(p, math.sqrt(max(p * (1 - p), 0.0) / n), n)
+    return share_quantity(float(indicator.mean()), indicator.size)
 
 
 def mean_quantity(x: NDArray[np.float64]) -> Quantity:

@@ -48,39 +48,13 @@ def summarize_panel(spec: PanelSpec) -> PanelSummary:
         name=spec.name,
         latent_correlation=spec.latent_correlation,
         order_correlation=spec.order_correlation,
-        judges=tuple(
-            JudgeRow(
-                j.name,
-                j.role,
-                j.baseline_rate,
-                j.lean_h,
-                j.noise,
-                j.position_bias,
-                j.cost_per_judgment,
-            )
-            for j in spec.judges
-        ),
+        judges=tuple(JudgeRow(**j.model_dump()) for j in spec.judges),
     )
 
 
 def build_panel(spec: PanelSpec) -> Panel:
-    judges = tuple(
-        JudgeSheet(
-            name=j.name,
-            role=j.role,
-            baseline_rate=j.baseline_rate,
-            lean_h=j.lean_h,
-            noise=j.noise,
-            position_bias=j.position_bias,
-            cost_per_judgment=j.cost_per_judgment,
-        )
-        for j in spec.judges
-    )
-    return Panel(
-        judges=judges,
-        latent_correlation=spec.latent_correlation,
-        order_correlation=spec.order_correlation,
-    )
+    judges = tuple(JudgeSheet(**j.model_dump()) for j in spec.judges)
+    return Panel(judges, spec.latent_correlation, spec.order_correlation)
 
 
 _SHEET_PARAMS = {"baseline_rate", "lean_h", "noise", "position_bias", "cost_per_judgment"}

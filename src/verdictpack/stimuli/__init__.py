@@ -27,7 +27,6 @@ from verdictpack.stimuli._gates import (
     GateOutcome,
     LengthMatchGate,
     NullSeparationGate,
-    max_fragment_similarity,
     standard_gates,
 )
 from verdictpack.stimuli._lexicon import (
@@ -75,7 +74,6 @@ __all__ = [
     "Stimulus",
     "Template",
     "content_units",
-    "max_fragment_similarity",
     "require_template_stimulus",
     "run_factory",
     "size_gate_spot_check",

@@ -31,7 +31,7 @@ import numpy as np
 from verdictpack._errors import InputError
 from verdictpack._results import BULK, Quantity, exact
 from verdictpack._validate import closed_interval, generator, int_at_least, is_int, nonempty_str
-from verdictpack.stimuli._gates import Gate
+from verdictpack.stimuli._gates import Gate, check_gates
 from verdictpack.stimuli._lexicon import DEFAULT_LEXICON, Lexicon, Template
 from verdictpack.stimuli._stimulus import GeneratedStimulus, Stimulus
 
@@ -116,18 +116,6 @@ def _check_templates(templates: Any) -> tuple[Template, ...]:
     return tpls
 
 
-def _check_gates(gates: Any) -> tuple[Gate, ...]:
-    if not isinstance(gates, Sequence) or isinstance(gates, str) or not gates:
-        raise InputError("gates", "a non-empty sequence of gates", gates)
-    for g in gates:
-        if not isinstance(g, Gate):
-            raise InputError("gates", "objects with a name and check(stimulus)", type(g).__name__)
-    names = [g.name for g in gates]
-    if len(set(names)) != len(names):
-        raise InputError("gates", "gates with distinct names", names)
-    return tuple(gates)
-
-
 def run_factory(
     n_candidates: int,
     templates: Sequence[Template],
@@ -152,7 +140,9 @@ def run_factory(
     """
     n = int_at_least("n_candidates", n_candidates, 1)
     tpls = _check_templates(templates)
-    gate_list = _check_gates(gates)
+    if not isinstance(gates, Sequence) or isinstance(gates, str) or not gates:
+        raise InputError("gates", "a non-empty sequence of gates", gates)
+    gate_list = check_gates(gates)
     generator("rng", rng)
     if not isinstance(defect_rates, DefectRates):
         raise InputError("defect_rates", "a DefectRates", type(defect_rates).__name__)

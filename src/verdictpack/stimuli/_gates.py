@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from typing import ClassVar, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from rapidfuzz.distance import Levenshtein
 
@@ -53,7 +53,7 @@ from verdictpack._errors import InputError
 from verdictpack._validate import closed_interval, int_at_least, nonempty_str, str_tuple
 from verdictpack.stimuli._lexicon import DEFAULT_LEXICON, Lexicon, Template, content_units
 from verdictpack.stimuli._stimulus import Stimulus, require_template_stimulus
-from verdictpack.stimuli._text import folded_lines, norm, sentence_tokens, tokens, word_count
+from verdictpack.stimuli._text import folded_lines, norm, sentence_tokens, text_length, tokens
 
 __all__ = [
     "ContentPreservationGate",
@@ -62,7 +62,7 @@ __all__ = [
     "GateOutcome",
     "LengthMatchGate",
     "NullSeparationGate",
-    "max_fragment_similarity",
+    "check_gates",
     "standard_gates",
     "token_difference",
 ]
@@ -87,6 +87,19 @@ class Gate(Protocol):
     def check(self, stimulus: Stimulus) -> GateOutcome: ...
 
 
+def check_gates(gates: Iterable[Any]) -> tuple[Gate, ...]:
+    """``gates`` as a tuple: each a :class:`Gate`, their names distinct (InputError naming
+    ``gates`` otherwise)."""
+    out = tuple(gates)
+    for g in out:
+        if not isinstance(g, Gate):
+            raise InputError("gates", "gates (a name and a check method)", type(g).__name__)
+    names = [g.name for g in out]
+    if len(set(names)) != len(names):
+        raise InputError("gates", "gates with distinct names", names)
+    return out
+
+
 @dataclass(frozen=True)
 class LengthMatchGate:
     """|(L_t − L_n)/L_n − target| ≤ tolerance, L in words (default) or characters. Text-only."""
@@ -104,13 +117,9 @@ class LengthMatchGate:
         closed_interval("target", self.target, -1.0, math.inf, "a number in [-1.0, inf]")
         nonempty_str("name", self.name)
 
-    def _length(self, text: str) -> int:
-        words, characters = word_count(text)
-        return words if self.unit == "words" else characters
-
     def check(self, stimulus: Stimulus) -> GateOutcome:
-        lt = self._length(stimulus.treatment)
-        ln = max(self._length(stimulus.null_partner), 1)
+        lt = text_length(stimulus.treatment, self.unit)
+        ln = max(text_length(stimulus.null_partner, self.unit), 1)
         measured = abs((lt - ln) / ln - self.target)
         return GateOutcome(measured <= self.tolerance, measured, float(self.tolerance))
 
@@ -150,13 +159,9 @@ def _grams(toks: Sequence[str], n: int) -> frozenset[tuple[str, ...]]:
     return frozenset(zip(*(toks[k:] for k in range(n)), strict=False))
 
 
-def max_fragment_similarity(text: str, n: int = 3) -> float:
-    """Max Jaccard similarity of word n-gram sets over all pairs of sentences of ``text``."""
-    return _max_fragment_similarity(text, n)
-
-
 @functools.lru_cache(maxsize=16384)
 def _max_fragment_similarity(text: str, n: int) -> float:
+    """Max Jaccard similarity of word n-gram sets over all pairs of sentences of ``text``."""
     # cached: a source may be shared by many pairs
     folded = folded_lines(text)
     if "\n" not in folded:

@@ -14,7 +14,7 @@ metadata under their own names (default none).
 ``null_partner``, and name the treatment per pair by one of: ``treatment_column``, a column whose
 value (translated by ``treatment_values``, default the values ``a`` and ``b`` themselves) says
 which side holds it; or ``treatment_rule`` (:data:`TREATMENT_RULES`), the longer or shorter text
-in words or characters (the length gate's lengths, :func:`~verdictpack.stimuli._text.word_count`),
+in words or characters (the length gate's lengths, :func:`~verdictpack.stimuli._text.text_length`),
 a rule fixed before the data. A tie under the rule leaves side a as the treatment and the
 :class:`TreatmentRuleGate` refuses the pair (counted with the gates' refusals, listed by id).
 :attr:`PairsResult.b_treated` holds the ids whose treatment is side b: a judgment file that names
@@ -61,7 +61,7 @@ from verdictpack._validate import nonempty_str
 from verdictpack.config._data_json import DataJSONError, load_data_json
 from verdictpack.stimuli._gates import GateOutcome
 from verdictpack.stimuli._stimulus import Stimulus
-from verdictpack.stimuli._text import word_count
+from verdictpack.stimuli._text import text_length
 
 __all__ = [
     "MAX_DEFECTS",
@@ -95,11 +95,6 @@ class PairsResult(_PairsFields):
     b_treated: frozenset[str] = frozenset()
 
 
-def _length(text: str, unit: str) -> int:
-    words, characters = word_count(text)
-    return words if unit == "words" else characters
-
-
 class TreatmentRuleGate:
     """Natural pairs under a treatment rule: the treatment and null partner differ in length
     (measured = |L_t - L_n| in the rule's unit; a tie names no treatment and is refused)."""
@@ -113,7 +108,8 @@ class TreatmentRuleGate:
 
     def check(self, stimulus: Stimulus) -> GateOutcome:
         diff = abs(
-            _length(stimulus.treatment, self.unit) - _length(stimulus.null_partner, self.unit)
+            text_length(stimulus.treatment, self.unit)
+            - text_length(stimulus.null_partner, self.unit)
         )
         return GateOutcome(diff >= 1, float(diff), 1.0)
 
@@ -424,7 +420,7 @@ def read_pairs(
         if m.natural:
             if treatment_rule is not None:
                 unit = treatment_rule.split("_")[1]
-                la, lb = (_length(str(texts[r]), unit) for r in ("a", "b"))
+                la, lb = (text_length(str(texts[r]), unit) for r in ("a", "b"))
                 swap = lb > la if treatment_rule.startswith("longer") else lb < la
             texts["treatment"], texts["null_partner"] = texts.pop("a"), texts.pop("b")
             if swap:

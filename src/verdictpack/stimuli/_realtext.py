@@ -10,7 +10,7 @@ Tokens, sentences and case folding are those of the one tokenizer of :mod:`._tex
 each; a CJK character is a token); a token *opens a sentence* when it is the first of one.
 
 :class:`ContentOverlapGate` -- content preservation on real text. The *content units* of a text
-(:func:`content_units_real`) are of three kinds, each token counted once, in this order:
+(``ContentOverlapGate._units``) are of three kinds, each token counted once, in this order:
 
 * numbers: every number token, compared exactly as written (``1,200`` and ``1200`` differ);
 * names: a token starting with an upper-case letter that does not open a sentence (``Oslo``,
@@ -65,6 +65,7 @@ from verdictpack.stimuli._gates import (
     GateOutcome,
     LengthMatchGate,
     _max_fragment_similarity,
+    check_gates,
     token_difference,
 )
 from verdictpack.stimuli._stimulus import Stimulus
@@ -77,7 +78,6 @@ __all__ = [
     "DiffBudgetGate",
     "GateCounts",
     "clear_caches",
-    "content_units_real",
     "gate_counts",
     "real_text_gates",
     "token_difference",
@@ -208,17 +208,6 @@ class ContentUnits:
         return len(self.numbers) + len(self.names) + len(self.words)
 
 
-def content_units_real(
-    text: str, *, min_word_length: int = 4, stop_words: frozenset[str] = STOP_WORDS
-) -> ContentUnits:
-    """The content units of ``text``: numbers, names, content words (module docstring)."""
-    return _content_units(text, min_word_length, stop_words)
-
-
-def _content_units(text: str, min_word_length: int, stop_words: frozenset[str]) -> ContentUnits:
-    return _analyse(text).units(min_word_length, stop_words)
-
-
 @dataclass(frozen=True)
 class ContentOverlapGate:
     """Share of the reference's content units kept in both texts ≥ threshold, numbers intact.
@@ -249,31 +238,11 @@ class ContentOverlapGate:
         nonempty_str("name", self.name)
 
     def _units(self, text: str) -> ContentUnits:
-        return _content_units(text, self.min_word_length, self.stop_words)
-
-    def missing(self, stimulus: Stimulus) -> tuple[str, ...]:
-        """The reference's units not kept in both texts (numbers, names, then words; sorted)."""
-        _check_stimulus(stimulus)
-        return self._missing(stimulus)
-
-    def _missing(self, stimulus: Stimulus) -> tuple[str, ...]:
-        ref = stimulus.source if stimulus.source is not None else stimulus.treatment
-        units = self._units(ref)
-        t = _analyse(stimulus.treatment)
-        n = _analyse(stimulus.null_partner)
-        case = t.as_written & n.as_written
-        low = t.lowered & n.lowered
-        out = sorted(u for u in units.numbers if u not in case)
-        out += sorted(units.names - case)
-        out += sorted(units.words - low)
-        return tuple(out)
-
-    def numbers_intact(self, stimulus: Stimulus) -> bool:
-        """The number rule: reference numbers in both texts, same number multiset in both."""
-        _check_stimulus(stimulus)
-        return self._numbers_intact(stimulus)
+        """The content units of ``text`` for this gate's knobs (module docstring)."""
+        return _analyse(text).units(self.min_word_length, self.stop_words)
 
     def _numbers_intact(self, stimulus: Stimulus) -> bool:
+        """The number rule: reference numbers in both texts, same number multiset in both."""
         ref = stimulus.source if stimulus.source is not None else stimulus.treatment
         t_nums = _analyse(stimulus.treatment).numbers
         if t_nums != _analyse(stimulus.null_partner).numbers:
@@ -284,26 +253,20 @@ class ContentOverlapGate:
         _check_stimulus(stimulus)
         ref = stimulus.source if stimulus.source is not None else stimulus.treatment
         units = self._units(ref)
-        total = units.size
-        if total == 0:
-            return self._outcome(0, 0, False)
-        # the units kept in both texts (the complement of :meth:`missing`, counted, not listed)
+        threshold = float(self.threshold)
+        if units.size == 0:
+            return GateOutcome(False, 0.0, threshold)
+        # the units kept in both texts (counted, not listed)
         t = _analyse(stimulus.treatment)
         n = _analyse(stimulus.null_partner)
         t_case, n_case = t.as_written, n.as_written
         kept = sum(1 for u in units.numbers if u in t_case and u in n_case)
         kept += len(units.names & t_case & n_case)
         kept += len(units.words & t.lowered & n.lowered)
-        return self._outcome(kept, total, self._numbers_intact(stimulus))
-
-    def _outcome(self, kept: int, total: int, numbers_intact: bool) -> GateOutcome:
-        threshold = float(self.threshold)
-        if total == 0:
-            return GateOutcome(False, 0.0, threshold)
-        measured = kept / total
-        passed = measured >= self.threshold
-        if self.require_numbers and passed:
-            passed = numbers_intact
+        measured = kept / units.size
+        passed = measured >= self.threshold and (
+            not self.require_numbers or self._numbers_intact(stimulus)
+        )
         return GateOutcome(passed, measured, threshold)
 
 
@@ -327,11 +290,10 @@ class DiffBudgetGate:
     def check(self, stimulus: Stimulus) -> GateOutcome:
         _check_stimulus(stimulus)
         a = _analyse(stimulus.treatment).tokens
-        return self._outcome(token_difference(a, _analyse(stimulus.null_partner).tokens))
-
-    def _outcome(self, diff: int) -> GateOutcome:
-        passed = 1 <= diff <= self.max_diff_tokens
-        return GateOutcome(passed, float(diff), float(self.max_diff_tokens))
+        diff = token_difference(a, _analyse(stimulus.null_partner).tokens)
+        return GateOutcome(
+            1 <= diff <= self.max_diff_tokens, float(diff), float(self.max_diff_tokens)
+        )
 
 
 def _check_stimulus(stimulus: object) -> None:
@@ -415,13 +377,8 @@ def gate_counts(stimuli: Iterable[Stimulus], gates: Sequence[Gate]) -> GateCount
     Gate names must be distinct and stimulus ids unique (InputError otherwise): the counts and
     the refused list are keyed by them.
     """
-    gates = tuple(gates)
-    for g in gates:
-        if not isinstance(g, Gate):
-            raise InputError("gates", "gates (a name and a check method)", type(g).__name__)
+    gates = check_gates(gates)
     names = tuple(g.name for g in gates)
-    if len(set(names)) != len(names):
-        raise InputError("gates", "gates with distinct names", list(names))
     with gc_paused():
         return _gate_counts(stimuli, gates, names)
 
@@ -452,12 +409,4 @@ def _gate_counts(
             refused.append(s.id)
         else:
             admitted.append(s.id)
-    return GateCounts(
-        names,
-        total,
-        tuple(admitted),
-        tuple(refused),
-        MappingProxyType(refusals),
-        MappingProxyType(first),
-        MappingProxyType(failed),
-    )
+    return _gate_counts_of(names, total, tuple(admitted), tuple(refused), refusals, first, failed)

@@ -37,7 +37,7 @@ __all__ = [
     "lines",
     "norm",
     "sentence_tokens",
-    "sentences",
+    "text_length",
     "tokens",
     "word_count",
     "word_tokens",
@@ -119,11 +119,6 @@ def folded_lines(text: str) -> str:
     return lines(text)[1]
 
 
-def sentences(text: str) -> tuple[tuple[str, ...], ...]:
-    """The case-kept tokens of each sentence of ``text`` (module docstring)."""
-    return _split(lines(text)[0])
-
-
 def sentence_tokens(text: str) -> tuple[tuple[str, ...], ...]:
     """The case-folded tokens of each sentence of ``text``."""
     return _split(lines(text)[1])
@@ -149,6 +144,12 @@ def word_count(text: str) -> tuple[int, int]:
     kept = lines(text)[0]
     words = kept.count(" ") + kept.count("\n") + 1 if kept else 0
     return words, len(" ".join(text.split()))
+
+
+def text_length(text: str, unit: str) -> int:
+    """The length of ``text`` in ``unit``: "words" (tokens) or "characters" (:func:`word_count`)."""
+    words, characters = word_count(text)
+    return words if unit == "words" else characters
 
 
 def clear_caches() -> None:

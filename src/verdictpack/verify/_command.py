@@ -76,13 +76,18 @@ Anything that cannot be re-derived is reported UNVERIFIED with its reason, never
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from verdictpack._errors import UsageError
-from verdictpack.verify._findings import AuditReport, Finding, _Auditor, _load_json
+from verdictpack.verify._findings import (
+    AuditReport,
+    Finding,
+    _ArgumentParser,
+    _Auditor,
+    _load_json,
+)
 from verdictpack.verify._inputs import _audit_marker
 from verdictpack.verify._kinds import _audit_construct, _audit_figures, _audit_sizing
 from verdictpack.verify._kinds_engine import _audit_engine
@@ -295,12 +300,7 @@ def format_reports(reports: Sequence[AuditReport], verbose: bool = False) -> str
 def cli(argv: Sequence[str], rerender: Rerender | None = None) -> int:
     """``verdictpack audit RUN_DIR... [--config FILE]... [--verbose]``: 0 when nothing failed,
     1 otherwise; ``rerender``: the renderer the command line passes (see :func:`audit_run`)."""
-
-    class _P(argparse.ArgumentParser):
-        def error(self, message: str) -> Any:
-            raise UsageError(f"{message}\n{self.format_usage().strip()}")
-
-    p = _P(
+    p = _ArgumentParser(
         prog="verdictpack audit",
         description="Re-derive every headline number of output folders by a second method.",
     )

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._cells import csv_value
-from verdictpack.verify._findings import _Auditor, _fv, _printed_match
+from verdictpack.verify._findings import _Auditor, _check_totals, _fv, _printed_match
 from verdictpack.verify._kinds_oc import (
     _audit_oc,
     _Design,
     _find_ocs,
     _Learned,
-    _oc_unverified,
     _route_label,
     _sheets_in,
 )
@@ -37,27 +36,19 @@ def _engine_costs(
         n_h=n_h,
         fixed_touches=float(fixed_touches),
         sheets=_sheets_in(res),
-        sheets_reason="the engine's judge sheets are not in results.json (only mu_model)",
         cap=res["cap_roots"],
         threshold=c["governing_threshold_h"],
     )
-    stats = {"simulated": 0, "blocks": 0}
     learned = _Learned()
     for path, oc in _find_ocs(res):
-        _audit_oc(A, path, oc, design, learned, stats)
-    if design.sheets is None:
-        A.findings[:] = [
-            f
-            for f in A.findings
-            if not (f.status == "unverified" and f.where.endswith(".mu_model"))
-        ]
+        _audit_oc(A, path, oc, design, learned)
+    if design.sheets is None:  # one line for every scenario
         A.unverified(
             "results.json $.power[*].mu_model",
             "model-stream rates from the sheets",
-            design.sheets_reason,
+            "the engine's judge sheets are not in results.json (only mu_model)",
         )
-    learned.finalize(A)
-    _oc_unverified(A, "results.json $.power, $.confound_arms", stats)
+    learned.finalize(A, "results.json $.power, $.confound_arms")
     # this run's cost lines
     lines = {x["line"]: x for x in res["costs"]}
     w = "results.json $.costs"
@@ -128,20 +119,7 @@ def _engine_costs(
             _fv(human["cost"]),
             abs_tol=1e-9,
         )
-    A.num(
-        w + "[total].touches",
-        "total touches re-summed",
-        sum(float(_fv(x["touches"])) for x in (spot, model, human)),
-        _fv(total["touches"]),
-        abs_tol=1e-9,
-    )
-    A.num(
-        w + "[total].cost",
-        "total cost re-summed",
-        math.fsum(float(_fv(x["cost"])) for x in (spot, model, human)),
-        _fv(total["cost"]),
-        abs_tol=1e-9,
-    )
+    _check_totals(A, w, [spot, model, human], total)
     _engine_csv(A, res, run)
 
 

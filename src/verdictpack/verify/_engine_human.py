@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from verdictpack.verify._findings import _MAX_Z, FloatArray, _Auditor, _fv
+from verdictpack.verify._findings import FloatArray, _Auditor, _fv
 from verdictpack.verify._kappa_bound import check_kappa_gate
+from verdictpack.verify._kinds import _mcse_z, _within_z
 from verdictpack.verify._rederive import (
     _binomial_enumeration,
     _binomial_normal_n,
@@ -142,22 +143,8 @@ def _engine_human(A: _Auditor, res: dict[str, Any]) -> None:
         fig = b.get(key)
         if fig is None or ex is None:
             continue
-        p, mc, reps = _fv(fig), fig["mcse"], fig["replicates"]
-        A.num(
-            w + f".{key}.mcse",
-            "MCSE = sqrt(p(1 − p)/R)",
-            math.sqrt(p * (1 - p) / reps),
-            mc,
-            abs_tol=1e-12,
-        )
-        zv = (p - ex) / mc if mc else 0.0
-        A.true(
-            w + f".{key}",
-            f"simulated within {_MAX_Z:g} MCSE of our exact power",
-            abs(zv) <= _MAX_Z,
-            f"|z| <= {_MAX_Z:g} (exact {ex:.6f})",
-            f"z = {zv:.2f}",
-        )
+        zv = _mcse_z(A, f"{w}.{key}.mcse", _fv(fig), fig["mcse"], fig["replicates"], ex)
+        _within_z(A, f"{w}.{key}", "simulated", zv, ex)
     A.true(
         w + ".simulated_power",
         "the confirmatory size is the first simulated crossing",
@@ -245,8 +232,7 @@ def _engine_audit_sizing(A: _Auditor, res: dict[str, Any]) -> None:
         abs_tol=1e-12,
     )
     a = res["audit"]
-    for key in ("kappa_min",):
-        A.eq(w + "." + key, "the gate the audit was sized for", a[key], z[key])
+    A.eq(w + ".kappa_min", "the gate the audit was sized for", a["kappa_min"], z["kappa_min"])
     A.eq(w + ".level", "the bound level the audit was sized for", a["bound_level"], z["level"])
     used = z["roots"] if z.get("registered_roots") is None else z["registered_roots"]
     if z.get("roots") is None:

@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from verdictpack._errors import UsageError
 
 FloatArray = NDArray[np.float64]
 
@@ -183,6 +187,31 @@ def _fv(x: Any) -> Any:
     return x
 
 
+def _agree(
+    A: _Auditor,
+    file: str,
+    doc: dict[str, Any],
+    res: dict[str, Any],
+    keys: Iterable[str],
+    what: str = "{} as in results.json",
+) -> None:
+    """Each of ``keys`` of ``file`` (its JSON ``doc``) holds what results.json (``res``) holds."""
+    for key in keys:
+        A.eq(f"{file} $.{key}", what.format(key), res[key], doc.get(key))
+
+
+def _check_totals(A: _Auditor, w: str, parts: list[Any], total: dict[str, Any]) -> None:
+    """A total cost line (at ``w``) re-summed from its ``parts``: touches, then cost."""
+    for key, add in (("touches", sum), ("cost", math.fsum)):
+        A.num(
+            f"{w}[total].{key}",
+            f"total {key} re-summed",
+            add(float(_fv(x[key])) for x in parts),
+            _fv(total[key]),
+            abs_tol=1e-9,
+        )
+
+
 def _jp(base: str, *keys: str | int) -> str:
     out = base
     for k in keys:
@@ -195,6 +224,13 @@ def _load_json_bytes(raw: bytes, name: str) -> Any:
         raise ValueError(f"non-finite number {constant} in {name}")
 
     return json.loads(raw.decode("utf-8"), parse_constant=refuse)
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """The verify commands' parser: a command-line error is a UsageError (with the usage)."""
+
+    def error(self, message: str) -> Any:
+        raise UsageError(f"{message}\n{self.format_usage().strip()}")
 
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -222,33 +258,15 @@ def _load_json(path: Path) -> Any:
 # Numbers as printed (CSV cells): a printed number matches a value at its printed precision
 # ==============================================================================================
 
-_NUM = re.compile(r"(?<![\w.])([-+]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:[eE]([-+]?\d+))?(?!\w)")
-
-
-@dataclass(frozen=True)
-class _Printed:
-    value: float
-    tol: float
-    text: str
-
-
-def _numbers(text: str) -> list[_Printed]:
-    out = []
-    for m in _NUM.finditer(text.replace("..", " .. ")):
-        sign = -1.0 if m.group(1) == "-" else 1.0
-        digits = m.group(2).replace(",", "")
-        frac = m.group(3) or ""
-        exp = int(m.group(4)) if m.group(4) else 0
-        value = sign * float(digits + frac) * 10.0**exp
-        decimals = len(frac) - 1 if frac else 0
-        out.append(_Printed(value, 0.5 * 10.0 ** (exp - decimals), m.group(0)))
-    return out
+_PRINTED = re.compile(r"[-+]?\d+(?:\.(\d+))?(?:[eE]([-+]?\d+))?")
 
 
 def _printed_match(text: str, value: Any) -> bool:
-    """``text`` prints one number, equal to ``value`` at its printed precision."""
-    nums = _numbers(str(text))
-    if len(nums) != 1 or not _is_number(value):
+    """``text`` is one number (as ``:g``, ``.4f`` or ``str(int)`` print it) equal to ``value`` to
+    half a unit in its last printed digit."""
+    m = _PRINTED.fullmatch(str(text))
+    if m is None or not _is_number(value):
         return False
-    p, v = nums[0], float(value)
-    return abs(p.value - v) <= p.tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(v))
+    tol = 0.5 * 10.0 ** (int(m.group(2) or 0) - len(m.group(1) or ""))
+    v = float(value)
+    return abs(float(m.group(0)) - v) <= tol * (1 + 1e-9) + 1e-12 * max(1.0, abs(v))

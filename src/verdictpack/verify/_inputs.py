@@ -12,7 +12,6 @@
   ``threshold_odds_ratio``. Strings, booleans and structures must be equal; numbers equal up to
   floating point (relative 1e-12: a few echoes are recomputed, 0.45 as 0.44999999999999996).
   Values the config leaves to their defaults are not compared (the config's hashes bind it).
-  The data files results.json lists agree with provenance's (role, path, format, SHA-256).
 """
 
 from __future__ import annotations
@@ -218,24 +217,3 @@ def _audit_echoes(
         "at least one echoed input",
         compared,
     )
-    # the data files a study read: results.json's list agrees with provenance's
-    pf, rf = settings.get("data_files"), res.get("data_files")
-    if isinstance(pf, list) or isinstance(rf, list):
-        same = (
-            isinstance(pf, list)
-            and isinstance(rf, list)
-            and len(pf) == len(rf)
-            and all(
-                isinstance(p, dict)
-                and isinstance(r, dict)
-                and all(r.get(k) == v for k, v in p.items())
-                for p, r in zip(pf, rf, strict=True)
-            )
-        )
-        A.true(
-            "results.json $.data_files",
-            "the data files provenance.json records",
-            same,
-            "provenance.json $.settings.data_files",
-            "a different list",
-        )

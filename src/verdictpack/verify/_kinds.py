@@ -147,6 +147,24 @@ def _test_alpha_check(
     return alpha, point["power"]
 
 
+def _mcse_z(A: _Auditor, w: str, p: float, mcse: Any, reps: int, exact: float) -> float:
+    """The MCSE of a simulated power ``p`` over ``reps`` replicates checked (at ``w``); the
+    power's z against ``exact`` (0 without an MCSE), for :func:`_within_z`."""
+    A.num(w, "MCSE = sqrt(p(1 − p)/R)", math.sqrt(p * (1 - p) / reps), mcse, abs_tol=1e-12)
+    return float((p - exact) / mcse) if mcse else 0.0
+
+
+def _within_z(A: _Auditor, w: str, what: str, z: float, exact: float) -> None:
+    """The |z| check of a simulated power (``what``, at ``w``): within _MAX_Z MCSE of ``exact``."""
+    A.true(
+        w,
+        f"{what} within {_MAX_Z:g} MCSE of our exact power",
+        abs(z) <= _MAX_Z,
+        f"|z| <= {_MAX_Z:g} (exact {exact:.6f})",
+        f"z = {z:.2f}",
+    )
+
+
 def _sim_check(A: _Auditor, w: str, fig: Any, z: Any, exact_power: float, reps: int) -> None:
     p = _fv(fig)
     A.eq(
@@ -155,15 +173,7 @@ def _sim_check(A: _Auditor, w: str, fig: Any, z: Any, exact_power: float, reps: 
         reps,
         fig.get("replicates"),
     )
-    A.num(
-        w + ".mcse",
-        "MCSE = sqrt(p(1 − p)/R)",
-        math.sqrt(p * (1 - p) / reps),
-        fig.get("mcse"),
-        abs_tol=1e-12,
-    )
-    mcse = fig.get("mcse") or 0.0
-    mine = (p - exact_power) / mcse if mcse > 0 else 0.0
+    mine = _mcse_z(A, w + ".mcse", p, fig.get("mcse"), reps, exact_power)
     A.num(
         w.rsplit(".", 1)[0] + ".simulated_minus_exact_in_mcse",
         "(simulated − exact) / MCSE recomputed from the cell and our exact power",
@@ -171,13 +181,7 @@ def _sim_check(A: _Auditor, w: str, fig: Any, z: Any, exact_power: float, reps: 
         z,
         abs_tol=2e-6,
     )
-    A.true(
-        w + ".value",
-        f"simulated power within {_MAX_Z:g} MCSE of our exact power",
-        abs(mine) <= _MAX_Z,
-        f"|z| <= {_MAX_Z:g} (exact {exact_power:.6f})",
-        f"z = {mine:.2f}",
-    )
+    _within_z(A, w + ".value", "simulated power", mine, exact_power)
 
 
 def _sizing_t(

@@ -5,7 +5,6 @@ written e-process, the hybrid h-interval, the factory and human-baseline blocks,
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from verdictpack.verify._findings import (
     _TOL_BOUND,
     _TOL_NARROW,
     FloatArray,
+    _agree,
     _Auditor,
     _close,
     _is_number,
@@ -50,8 +50,8 @@ def _stream_alphas(
     """(per-tail alpha of M and H, of D or None) of a construction, from provenance settings.
 
     The corners use the per-tail alpha on both streams. The hybrid split is read from
-    ``settings.stream_alphas`` when the registered construction is the hybrid, else from a
-    ``hybrid_alphas`` pair or the ``hybrid_split`` text; None when it is not recorded.
+    ``settings.stream_alphas`` when the registered construction is the hybrid, else from the
+    ``hybrid_alphas`` pair; None when it is not recorded.
     """
     if construction == "corners":
         return a, None
@@ -67,12 +67,6 @@ def _stream_alphas(
     pair = settings.get("hybrid_alphas")
     if isinstance(pair, list) and len(pair) == 2 and all(_is_number(x) for x in pair):
         return float(pair[0]), float(pair[1])
-    m = re.match(
-        r"^M and H at per_tail(?:/(\d+))?, D at per_tail(?:/(\d+))?\b",
-        str(settings.get("hybrid_split", "")),
-    )
-    if m:
-        return a / float(m.group(1) or 1), a / float(m.group(2) or 1)
     return None
 
 
@@ -91,23 +85,19 @@ def _audit_engine(A: _Auditor, res: dict[str, Any], run: Path, prov: dict[str, A
 def _engine_files_agree(
     A: _Auditor, res: dict[str, Any], run: Path, verdict_file: dict[str, Any]
 ) -> None:
-    for key in ("registered", "extension", "comparison"):
-        A.eq(
-            f"verdict.json $.{key}", "the track as in results.json", res[key], verdict_file.get(key)
-        )
-    for key in ("instrument_valid", "roots_run", "effective_cap", "evidence_source"):
-        A.eq(f"verdict.json $.{key}", f"{key} as in results.json", res[key], verdict_file.get(key))
+    tracks = ("registered", "extension", "comparison")
+    _agree(A, "verdict.json", verdict_file, res, tracks, "the track as in results.json")
+    keys = ("instrument_valid", "roots_run", "effective_cap", "evidence_source")
+    _agree(A, "verdict.json", verdict_file, res, keys)
     validity = json.loads((run / "validity_report.json").read_text(encoding="utf-8"))
-    factory = {k: v for k, v in validity.get("factory", {}).items()}
     res_factory = {k: v for k, v in res["factory"].items() if k != "admitted"}
-    A.eq("validity_report.json $.factory", "factory block as in results.json", res_factory, factory)
-    for key in ("spot_check", "audit", "stream_checks"):
-        A.eq(
-            f"validity_report.json $.{key}",
-            f"{key} as in results.json",
-            res[key],
-            validity.get(key),
-        )
+    A.eq(
+        "validity_report.json $.factory",
+        "factory block as in results.json",
+        res_factory,
+        validity.get("factory", {}),
+    )
+    _agree(A, "validity_report.json", validity, res, ("spot_check", "audit", "stream_checks"))
     power = json.loads((run / "power_report.json").read_text(encoding="utf-8"))
     for key, mine, what in (
         ("scenarios", "power", "power scenarios"),

@@ -16,10 +16,8 @@ import itertools
 import math
 from typing import Any
 
-from scipy import integrate, special
-
 from verdictpack.verify._findings import _Auditor, _fv, _is_number
-from verdictpack.verify._rederive import _ncdf, _t_upper
+from verdictpack.verify._rederive import _t_tail_power, _t_upper
 
 __all__ = ["GRID_PREFIX", "audit_grid", "grid_power_by_integration"]
 
@@ -29,24 +27,9 @@ _MIN_N_FOR_SIMULATED_CHECK = 30  # below it the normal theory is no yardstick fo
 
 
 def grid_power_by_integration(n: int, critical_t: float, noncentrality: float) -> float:
-    """P(T > c) for T = (Z + δ)/sqrt(V/ν), V ~ χ²_ν, ν = n − 1: ∫ Φ(δ − c·sqrt(v/ν)) f_ν(v) dv."""
-    nu = n - 1
-    log_norm = -(nu / 2.0) * math.log(2.0) - float(special.gammaln(nu / 2.0))
-
-    def density(v: float) -> float:
-        if v <= 0.0:
-            return 0.0
-        return math.exp(log_norm + (nu / 2.0 - 1.0) * math.log(v) - v / 2.0)
-
-    def integrand(v: float) -> float:
-        return density(v) * _ncdf(noncentrality - critical_t * math.sqrt(v / nu))
-
-    spread = math.sqrt(2.0 * nu)
-    lo, hi = max(0.0, nu - 40.0 * spread), nu + 40.0 * spread + 60.0
-    value, _ = integrate.quad(
-        integrand, lo, hi, points=[float(nu)], epsabs=1e-13, epsrel=1e-11, limit=400
-    )
-    return min(max(float(value), 0.0), 1.0)
+    """P(T > c) for T = (Z + δ)/sqrt(V/ν), V ~ χ²_ν, ν = n − 1, by quadrature, clipped to [0, 1]
+    (:func:`verdictpack.verify._rederive._t_tail_power`)."""
+    return min(max(_t_tail_power(n - 1, noncentrality, critical_t, 1), 0.0), 1.0)
 
 
 def _even_values(start: float, stop: float, points: int) -> list[float]:

@@ -16,7 +16,7 @@ from verdictpack.verify._findings import _Auditor, _close, _fv, _is_number
 from verdictpack.verify._kinds import _walk
 from verdictpack.verify._kinds_designs import audit_designs
 from verdictpack.verify._kinds_grid import GRID_PREFIX, audit_grid
-from verdictpack.verify._rederive import _phi, _sheet_rate
+from verdictpack.verify._rederive import _panel_rate, _phi
 from verdictpack.verify._sprt_exact import _audit_sprt_exact
 
 # ==============================================================================================
@@ -53,7 +53,6 @@ class _Design:
     human_price: float | None = None  # per root
     total_price: float | None = None  # model + human per root
     sheets: list[dict[str, Any]] | None = None
-    sheets_reason: str = ""
     latent_correlation: float | None = None
     cap: int | None = None
     fixed_n: int | None = None
@@ -74,7 +73,9 @@ class _CostRow:
 
 
 class _Learned:
-    """The cost lines of every route, checked against the design's prices once all are seen.
+    """The cost lines of every route, checked against the design's prices once all are seen, and
+    the simulated figures counted over the scenario blocks (reported UNVERIFIED by
+    :meth:`finalize`).
 
     A known price is the reference; an unknown one is one constant per design, whose reference
     is the median over the design's routes (so a planted cell is the one named, not its peers).
@@ -83,6 +84,8 @@ class _Learned:
     def __init__(self) -> None:
         self.rows: list[_CostRow] = []
         self.values: dict[tuple[str, str], tuple[float, str]] = {}
+        self.simulated = 0
+        self.blocks = 0
 
     def add(self, row: _CostRow) -> None:
         self.rows.append(row)
@@ -108,7 +111,9 @@ class _Learned:
             A.num(where, what + note, ref, value, abs_tol=1e-9, rel_tol=1e-9)
         return ref
 
-    def finalize(self, A: _Auditor) -> None:
+    def finalize(self, A: _Auditor, where: str) -> None:
+        """The cost lines against the prices, then one UNVERIFIED line (at ``where``) for the
+        simulated figures of the scenario blocks seen."""
         designs: dict[str, list[_CostRow]] = defaultdict(list)
         for row in self.rows:
             designs[row.design.name].append(row)
@@ -179,6 +184,15 @@ class _Learned:
                             abs_tol=1e-9,
                             rel_tol=1e-9,
                         )
+        if self.blocks:
+            A.unverified(
+                where,
+                f"{self.simulated} simulated figures in {self.blocks} scenario blocks "
+                "(verdict probabilities, roots, touches, costs)",
+                "simulated probabilities cannot be re-derived independently (a second simulation "
+                "agrees only within Monte Carlo error); their sums, MCSEs, caps and cost lines "
+                "were checked",
+            )
 
 
 def _find_ocs(data: Any, path: str = "$") -> list[tuple[str, dict[str, Any]]]:
@@ -200,7 +214,6 @@ def _audit_oc(
     oc: dict[str, Any],
     design: _Design,
     learned: _Learned,
-    stats: dict[str, int],
 ) -> None:
     w = "results.json " + path
     reps = oc["replicates"]
@@ -222,28 +235,15 @@ def _audit_oc(
         _phi(oc["mu_model"]) - _phi(oc["mu_human"]),
         abs_tol=1e-12,
     )
-    if design.sheets is not None:
-        rates = [
-            _sheet_rate(
-                j["baseline_rate"], j["lean_h"], j["noise"], oc["effect_scale"], oc["model_shift_h"]
-            )
-            for j in design.sheets
-        ]
-        mu = min(max(math.fsum(rates) / len(rates), 0.0), 1.0)
+    if design.sheets is not None:  # else one UNVERIFIED line for all blocks (the caller's)
         A.num_at(
             w,
             oc,
             "mu_model",
             "model-stream rate re-derived from the judge sheets "
             "(mean_j ½ + (1 − ν)(sin²(θ/2) − ½))",
-            mu,
+            _panel_rate(design.sheets, oc["effect_scale"], oc["model_shift_h"]),
             abs_tol=1e-12,
-        )
-    else:
-        A.unverified(
-            w + ".mu_model",
-            "model-stream rate from the judge sheets",
-            design.sheets_reason or "the judge sheets are not in the output folder",
         )
     if design.latent_correlation is not None and oc["scenario"] != "correlated_stress":
         A.num_at(
@@ -268,12 +268,9 @@ def _audit_oc(
         target = design.threshold if not match else float(match.group(1))
         if target is not None:
             A.num_at(w, oc, "true_h", f"scenario '{name}': true h as named", target, abs_tol=1e-8)
-    sims = 0
     for k, r in enumerate(oc["routes"]):
-        rw = f"{w}.routes[{k}]"
-        sims += _audit_route(A, rw, r, reps, eff, design, learned)
-    stats["simulated"] += sims
-    stats["blocks"] += 1
+        learned.simulated += _audit_route(A, f"{w}.routes[{k}]", r, reps, eff, design, learned)
+    learned.blocks += 1
 
 
 def _check_prob(A: _Auditor, w: str, what: str, fig: Any, reps: int) -> float:
@@ -402,18 +399,6 @@ def _audit_route(
     )
 
 
-def _oc_unverified(A: _Auditor, where: str, stats: dict[str, int]) -> None:
-    if stats["blocks"]:
-        A.unverified(
-            where,
-            f"{stats['simulated']} simulated figures in {stats['blocks']} scenario blocks "
-            "(verdict probabilities, roots, touches, costs)",
-            "simulated probabilities cannot be re-derived independently (a second simulation "
-            "agrees only within Monte Carlo error); their sums, MCSEs, caps and cost lines "
-            "were checked",
-        )
-
-
 # ---- SPRT exact cells (verdict kind) --------------------------------------------------------
 
 
@@ -441,10 +426,9 @@ def _audit_verdict(A: _Auditor, res: dict[str, Any]) -> None:
         fixed_n=res["fixed_n_roots"],
         threshold=c["governing_threshold_h"],
     )
-    stats = {"simulated": 0, "blocks": 0}
     learned = _Learned()
     for path, oc in _find_ocs(res):
-        _audit_oc(A, path, oc, design, learned, stats)
+        _audit_oc(A, path, oc, design, learned)
         A.num(
             "results.json " + path + ".effect_scale",
             "verdict streams: the model rate sits exactly true h above the baseline",
@@ -452,14 +436,12 @@ def _audit_verdict(A: _Auditor, res: dict[str, Any]) -> None:
             oc["true_h"],
             abs_tol=1e-12,
         )
-    learned.finalize(A)
-    _oc_unverified(A, "results.json $.scenarios", stats)
+    learned.finalize(A, "results.json $.scenarios")
     _audit_sprt_exact(A, res)
 
 
 def _audit_judges(A: _Auditor, res: dict[str, Any]) -> None:
     c = res["construct"]
-    stats = {"simulated": 0, "blocks": 0}
     learned = _Learned()
     n_h = res["human_judgments_per_root"]
     for i, comp in enumerate(res["compositions"]):
@@ -503,7 +485,7 @@ def _audit_judges(A: _Auditor, res: dict[str, Any]) -> None:
             cap=res["cap_roots"],
         )
         for key in ("effect_present", "effect_absent"):
-            _audit_oc(A, f"$.compositions[{i}].{key}", comp[key], design, learned, stats)
+            _audit_oc(A, f"$.compositions[{i}].{key}", comp[key], design, learned)
         A.true(
             w + ".effect_absent.effect_scale",
             "the effect-absent world has scale 0",
@@ -511,8 +493,7 @@ def _audit_judges(A: _Auditor, res: dict[str, Any]) -> None:
             0,
             comp["effect_absent"]["effect_scale"],
         )
-    learned.finalize(A)
-    _oc_unverified(A, "results.json $.compositions", stats)
+    learned.finalize(A, "results.json $.compositions")
 
 
 def _sheets_in(res: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -608,20 +589,18 @@ def _audit_battery(A: _Auditor, res: dict[str, Any]) -> None:
         fixed_cost=0.0,
         total_price=res.get("cost_per_root"),
         sheets=sheets,
-        sheets_reason="the battery's judge sheets are not in results.json (only the panel name)",
         latent_correlation=res.get("latent_correlation"),
         cap=res.get("cap_roots"),
         fixed_n=res.get("fixed_n_roots"),
         threshold=c["governing_threshold_h"],
     )
-    stats = {"simulated": 0, "blocks": 0}
     learned = _Learned()
     ocs = _find_ocs(res)
     A.true("results.json $.scenarios", "scenario blocks present", bool(ocs), ">= 1", len(ocs))
     for i, row in enumerate(scenarios):
         _battery_parameters(A, f"results.json $.scenarios[{i}]", row, c["governing_threshold_h"])
     for path, oc in ocs:
-        _audit_oc(A, path, oc, design, learned, stats)
+        _audit_oc(A, path, oc, design, learned)
         if isinstance(res.get("replicates"), int) and not path.startswith(GRID_PREFIX):
             A.eq(
                 "results.json " + path + ".replicates",
@@ -631,17 +610,10 @@ def _audit_battery(A: _Auditor, res: dict[str, Any]) -> None:
             )
     audit_grid(A, res)  # the grid's own replicates, ends, purposes and fixed-n closed form
     audit_designs(A, res)  # the designs' sums, quantiles, cost per valid verdict, fixed-n
-    learned.finalize(A)
-    _oc_unverified(A, "results.json $.scenarios", stats)
-    if sheets is None and ocs:
-        # one line instead of one per scenario
-        A.findings[:] = [
-            f
-            for f in A.findings
-            if not (f.status == "unverified" and f.where.endswith(".mu_model"))
-        ]
+    learned.finalize(A, "results.json $.scenarios")
+    if sheets is None and ocs:  # one line for every scenario
         A.unverified(
             "results.json $.scenarios[*].outcome.mu_model",
             "model-stream rates from the judge sheets",
-            design.sheets_reason,
+            "the battery's judge sheets are not in results.json (only the panel name)",
         )

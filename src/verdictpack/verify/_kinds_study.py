@@ -42,7 +42,6 @@ files, by code written here (nothing is imported from kinds/, evidence/ or core/
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -67,28 +66,22 @@ from verdictpack.verify._study_blocks import (
 )
 from verdictpack.verify._study_judges import _study_judges
 from verdictpack.verify._study_tables import (
+    _LIVE_STOPS,
+    _ORDER_DOMAIN,
     _ORDERS,
     _half_bounds,
+    _keyed_order,
     _read_judgments,
     _read_lines,
     _Row,
 )
 
-_ORDER_DOMAIN = "verdictpack/root-order/v1"
 _NO_VERDICT = "NO_VERDICT_WHEN_REGISTERED_STOPPED"
 
 
 # ==============================================================================================
 # The registered order
 # ==============================================================================================
-
-
-def _keyed_order(seed: int, ids: list[str]) -> list[str]:
-    """The ids sorted by SHA-256 of the order domain, the decimal seed and the id (lines)."""
-    keyed = sorted(
-        (hashlib.sha256(f"{_ORDER_DOMAIN}\n{seed}\n{rid}".encode()).digest(), rid) for rid in ids
-    )
-    return [rid for _, rid in keyed]
 
 
 def _study_order(
@@ -448,15 +441,6 @@ def _is_live(res: dict[str, Any]) -> bool:
     return any(isinstance(f, dict) and f.get("role") == "live" for f in res.get("data_files", []))
 
 
-# a live run's own stops before its data ran out (kinds' stop reasons; the ledger audit checks
-# which one the ledger's last run records)
-_LIVE_STOPS = (
-    "the judges' budget (",
-    "the live run stopped on an endpoint error (rerun to resume)",
-    "interrupted (rerun to resume)",
-)
-
-
 def _stop_reason(verdict: str, roots_run: int, cap_roots: int, valid: bool) -> str:
     if not valid:
         return "instrument invalid: the reader audit's kappa is below the gate"
@@ -543,13 +527,14 @@ def _study_tracks(
     reg_verdict = reached.get("registered", ("INCONCLUSIVE", stop))[0]
     reason = _stop_reason(reg_verdict, stop, int(res["cap_roots"]), True)
     found = str(res["stop_reason"])
-    if _is_live(res) and reason.startswith("the data ran out") and found.startswith(_LIVE_STOPS):
+    live_stops = tuple(_LIVE_STOPS.values())
+    if _is_live(res) and reason.startswith("the data ran out") and found.startswith(live_stops):
         A.true(
             "results.json $.stop_reason",
             "the stop reason: a live run's stop before its data ran out",
-            found.startswith(_LIVE_STOPS)
-            and (not found.startswith(_LIVE_STOPS[0]) or found.endswith("stopped at it")),
-            " or ".join(_LIVE_STOPS),
+            found.startswith(live_stops)
+            and (not found.startswith(_LIVE_STOPS["budget"]) or found.endswith("stopped at it")),
+            " or ".join(live_stops),
             found,
         )
     else:

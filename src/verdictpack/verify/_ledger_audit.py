@@ -36,7 +36,14 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack.verify._findings import _Auditor
-from verdictpack.verify._study_tables import _half_bounds, _read_judgments, _read_lines, _Row
+from verdictpack.verify._study_tables import (
+    _LIVE_STOPS,
+    _half_bounds,
+    _keyed_order,
+    _read_judgments,
+    _read_lines,
+    _Row,
+)
 
 __all__ = ["LIVE_MARKER_NAME", "audit_ledger", "is_live_folder"]
 
@@ -44,11 +51,6 @@ LIVE_MARKER_NAME = ".verdictpack-live.json"
 _LEDGER = "ledger.sqlite"
 _CHAIN_DOMAIN = b"verdictpack/ledger-chain/v1\n"
 _ALTERED = "the ledger was altered outside verdictpack"
-_LIVE_STOPS = {
-    "budget": "the judges' budget (",
-    "failed": "the live run stopped on an endpoint error",
-    "interrupted": "interrupted (rerun to resume)",
-}
 
 
 def is_live_folder(folder: Path) -> bool:
@@ -63,8 +65,6 @@ def _canon(value: Any) -> bytes:
 def _typed(v: Any) -> Any:
     if v is None:
         return None
-    if isinstance(v, bool):  # never returned by sqlite3; kept apart from int for clarity
-        return ["i", str(int(v))]
     if isinstance(v, int):
         return ["i", str(v)]
     if isinstance(v, float):
@@ -238,12 +238,7 @@ def _audit_evidence(A: _Auditor, db: sqlite3.Connection, report: Path, res: dict
     )
     seed = manifest.get("seed")
     if isinstance(seed, int) and str(res.get("root_order", "")).startswith("keyed hash"):
-        keyed = sorted(
-            registered,
-            key=lambda r: hashlib.sha256(
-                f"verdictpack/root-order/v1\n{seed}\n{r}".encode()
-            ).digest(),
-        )
+        keyed = _keyed_order(seed, registered)
         A.true(
             "ledger.sqlite table manifest $.root_order",
             f"the keyed-hash order of seed {seed}",

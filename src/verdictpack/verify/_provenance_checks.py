@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 from decimal import Decimal
@@ -61,28 +62,18 @@ def _es_number(x: float) -> str:
     return out + mantissa + "e" + ("+" if e >= 0 else "-") + str(abs(e))
 
 
-_JSON_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
-_JSON_ESCAPES["\t"] = "\\t"
-
-
-def _es_string(s: str) -> str:
-    parts = ['"']
-    for ch in s:
-        if ch in _JSON_ESCAPES:
-            parts.append(_JSON_ESCAPES[ch])
-        elif ord(ch) < 0x20:
-            parts.append(f"\\u{ord(ch):04x}")
-        else:
-            parts.append(ch)
-    parts.append('"')
-    return "".join(parts)
+def _es_string(s: Any) -> str:
+    """A JSON string with only the mandatory escapes (RFC 8785 section 3.2.2.2): json.dumps's."""
+    if not isinstance(s, str):  # a YAML object name that is not a string
+        raise ValueError(f"object name {s!r} has no RFC 8785 form")
+    return json.dumps(s, ensure_ascii=False)
 
 
 def _canonical_json(value: Any) -> str:
     """RFC 8785 (JSON Canonicalization Scheme) text of a parsed JSON value, written here from the
     RFC: no whitespace, object members sorted by the UTF-16 code units of their names, numbers in
     ECMAScript form, strings with only the mandatory escapes. ValueError where the RFC has no
-    form (non-finite numbers, integers beyond 2^53 - 1)."""
+    form (non-finite numbers, integers beyond 2^53 - 1, object names that are not strings)."""
     if value is None:
         return "null"
     if value is True:

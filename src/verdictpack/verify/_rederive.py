@@ -2,7 +2,8 @@
 imported from the package's computations: normal and t quantiles and powers, exact binomial
 enumeration, the SPRT recursion, the e-process and confidence sequence (grid, plug-in or blend
 bets), the three tracks' series and first verdicts from per-root values, the hybrid h-interval,
-the judge-sheet rate, Cohen's kappa and its standard error, and ``_phi`` / ``_phi_inv``."""
+the judge-sheet and panel rates, Cohen's kappa and its standard error, and ``_phi`` /
+``_phi_inv``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 from scipy import integrate, optimize, special
@@ -56,11 +58,9 @@ def _t_critical(tail: float, df: int) -> float:
     return float(optimize.brentq(lambda c: _t_upper(c, df) - tail, 0.0, hi, xtol=1e-15, rtol=1e-15))
 
 
-def _t_power(n: int, dz: float, test_alpha: float, sides: int) -> float:
-    """Exact t power by quadrature over S = √(V/df), V ~ χ²_df: P(Z + δ > c·S) (+ lower tail)."""
-    df = n - 1
-    delta = dz * math.sqrt(n)
-    c = _t_critical(test_alpha / sides, df)
+def _t_tail_power(df: int, delta: float, c: float, sides: int) -> float:
+    """P(Z + δ > c·S) (+ P(Z − δ > c·S) when two-sided) by quadrature over S = √(V/df),
+    V ~ χ²_df: the power of a t test with noncentrality δ and critical value c."""
     k = df / 2.0
     log_norm = k * math.log(2.0) + math.lgamma(k)
 
@@ -69,10 +69,7 @@ def _t_power(n: int, dz: float, test_alpha: float, sides: int) -> float:
             return 0.0
         v = df * s * s
         log_d = math.log(2.0 * df * s) + (k - 1.0) * math.log(v) - v / 2.0 - log_norm
-        if sides == 1:
-            rej = _ncdf(abs(delta) - c * s)
-        else:
-            rej = _ncdf(delta - c * s) + _ncdf(-delta - c * s)
+        rej = _ncdf(delta - c * s) + (_ncdf(-delta - c * s) if sides == 2 else 0.0)
         return math.exp(log_d) * rej
 
     sd = 1.0 / math.sqrt(2.0 * df)
@@ -87,6 +84,14 @@ def _t_power(n: int, dz: float, test_alpha: float, sides: int) -> float:
         density_times_rejection, cuts[-1], math.inf, epsabs=1e-15, epsrel=1e-13, limit=200
     )[0]
     return float(total)
+
+
+def _t_power(n: int, dz: float, test_alpha: float, sides: int) -> float:
+    """Exact t power of effect size ``dz`` at n (:func:`_t_tail_power`, one-sided: toward the
+    effect)."""
+    return _t_tail_power(
+        n - 1, abs(dz * math.sqrt(n)), _t_critical(test_alpha / sides, n - 1), sides
+    )
 
 
 def _t_size(dz: float, test_alpha: float, power: float, sides: int) -> int:
@@ -230,6 +235,17 @@ def _lse(a: FloatArray, axis: int = 0) -> FloatArray:
     return np.asarray(np.squeeze(out, axis=axis))
 
 
+def _bisect(pred: Callable[[float], bool], yes: float, no: float) -> float:
+    """Bisection between ``yes`` (``pred`` holds) and ``no`` (it does not): the last ``yes``
+    after at most 80 halvings, stopping at a gap of 1e-14 or at floating-point resolution."""
+    for _ in range(80):
+        mid = 0.5 * (yes + no)
+        if mid in (yes, no) or abs(no - yes) < 1e-14:
+            break
+        yes, no = (mid, no) if pred(mid) else (yes, mid)
+    return yes
+
+
 def _log_e_history(
     xs: FloatArray, m: float, lambdas: FloatArray, logw: FloatArray, sign: float
 ) -> float:
@@ -254,34 +270,22 @@ def _confidence_sequence(
             acc += np.log1p(np.multiply.outer(sign * lambdas, xs[t] - grid))
             below = _lse(acc + logw[:, None]) < logc
             hist = xs[: t + 1]
+
+            def rejected(m: float, hist: FloatArray = hist, sign: float = sign) -> bool:
+                return _log_e_history(hist, m, lambdas, logw, sign) >= logc
+
             if sign > 0:  # E⁺ decreases in m: the lower end is the first m with E⁺ < c
                 g = int(np.argmax(below))
                 if g > 0 and grid[g] > prev:
                     a, b = max(grid[g - 1], prev), float(grid[g])
-                    if _log_e_history(hist, a, lambdas, logw, sign) >= logc:
-                        for _ in range(80):
-                            mid = 0.5 * (a + b)
-                            if mid in (a, b) or b - a < 1e-14:
-                                break
-                            if _log_e_history(hist, mid, lambdas, logw, sign) >= logc:
-                                a = mid
-                            else:
-                                b = mid
-                        prev = max(prev, a)
+                    if rejected(a):
+                        prev = max(prev, _bisect(rejected, a, b))
             else:  # E⁻ increases in m: the upper end is the last m with E⁻ < c
                 g = grid.size - 1 - int(np.argmax(below[::-1]))
                 if g < grid.size - 1 and grid[g] < prev:
                     a, b = float(grid[g]), min(float(grid[g + 1]), prev)
-                    if _log_e_history(hist, b, lambdas, logw, sign) >= logc:
-                        for _ in range(80):
-                            mid = 0.5 * (a + b)
-                            if mid in (a, b) or b - a < 1e-14:
-                                break
-                            if _log_e_history(hist, mid, lambdas, logw, sign) >= logc:
-                                b = mid
-                            else:
-                                a = mid
-                        prev = min(prev, b)
+                    if rejected(b):
+                        prev = min(prev, _bisect(rejected, b, a))
             out[t] = prev
     return lower, upper
 
@@ -354,13 +358,7 @@ def _adaptive_sequence(
             if rejected(far):
                 bound[side] = far
                 continue
-            a, b = bound[side], far  # a rejected, b not
-            for _ in range(80):
-                mid = 0.5 * (a + b)
-                if mid in (a, b) or abs(b - a) < 1e-14:
-                    break
-                a, b = (mid, b) if rejected(mid) else (a, mid)
-            bound[side] = a
+            bound[side] = _bisect(rejected, bound[side], far)
         lower[t], upper[t] = bound
     return lower, upper
 
@@ -475,6 +473,12 @@ def _sheet_rate(b: float, lean: float, noise: float, scale: float, shift: float)
     return 0.5 + (1.0 - noise) * (math.sin(angle / 2.0) ** 2 - 0.5)
 
 
+def _panel_rate(sheets: list[dict[str, Any]], scale: float, shift: float) -> float:
+    """The model stream's rate of a panel of judge sheets: the mean of their rates, in [0, 1]."""
+    rates = [_sheet_rate(j["baseline_rate"], j["lean_h"], j["noise"], scale, shift) for j in sheets]
+    return min(max(math.fsum(rates) / len(rates), 0.0), 1.0)
+
+
 def _kappa_and_se(table: list[list[int]]) -> tuple[float, float]:
     """Cohen's kappa and its large-sample standard error (Fleiss, Cohen & Everitt 1969),
     written with plain loops over the cells."""
@@ -548,10 +552,8 @@ def _track_series(
         """The lower end from the lower values, the upper end from the upper values."""
         if not lo.size:
             return np.zeros(0), np.ones(0)
-        lower = _stream_sequence(lo, alpha, lambdas, weights, bets, horizon)[0]
-        if hi is lo or np.array_equal(lo, hi):
-            upper = _stream_sequence(lo, alpha, lambdas, weights, bets, horizon)[1]
-        else:
+        lower, upper = _stream_sequence(lo, alpha, lambdas, weights, bets, horizon)
+        if hi is not lo and not np.array_equal(lo, hi):
             upper = _stream_sequence(hi, alpha, lambdas, weights, bets, horizon)[1]
         return lower, upper
 

@@ -26,7 +26,6 @@ and review the diff of examples/outputs/ before committing it.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from verdictpack._errors import UsageError
 from verdictpack._output import MARKER, check_output_path, write_outputs
+from verdictpack.verify._findings import _ArgumentParser
 from verdictpack.verify._seal import (
     Runner,
     RunRequest,
@@ -222,12 +222,7 @@ def reproduce(
 def cli(argv: Sequence[str], rerender: Rerender | None = None) -> int:
     """``verdictpack reproduce --out DIR [--update] [--force] [--examples DIR]``; ``rerender``:
     the renderer the command line passes to the audit."""
-
-    class _P(argparse.ArgumentParser):
-        def error(self, message: str) -> Any:
-            raise UsageError(f"{message}\n{self.format_usage().strip()}")
-
-    p = _P(
+    p = _ArgumentParser(
         prog="verdictpack reproduce",
         description="Re-run every example, seal-test, audit, compare with examples/outputs/.",
     )

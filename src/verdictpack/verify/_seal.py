@@ -35,7 +35,6 @@ Python's behaviour, not the tool's, and is outside the seal.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -51,7 +50,7 @@ from typing import Any
 
 from verdictpack._errors import UsageError
 from verdictpack._output import MARKER, check_output_path, marker_difference
-from verdictpack.verify._findings import YAML_SUFFIXES, load_config_bytes
+from verdictpack.verify._findings import YAML_SUFFIXES, _ArgumentParser, load_config_bytes
 
 __all__ = [
     "DECOY_ENV",
@@ -600,12 +599,7 @@ def seal_test(
 
 def cli(argv: Sequence[str]) -> int:
     """``verdictpack seal-test [--keep DIR] [--examples DIR] [--config FILE]... [--battery M]``."""
-
-    class _P(argparse.ArgumentParser):
-        def error(self, message: str) -> Any:
-            raise UsageError(f"{message}\n{self.format_usage().strip()}")
-
-    p = _P(
+    p = _ArgumentParser(
         prog="verdictpack seal-test",
         description="Run the example configs in a clean room and in decoy rooms and prove "
         "byte-identical outputs and untouched decoys. Covers the console script and "

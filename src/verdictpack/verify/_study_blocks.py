@@ -12,19 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._cells import csv_value
-from verdictpack.verify._engine_human import (
-    _check_kappa_table,
-)
+from verdictpack.verify._engine_human import _check_kappa_table
 from verdictpack.verify._findings import (
+    _agree,
     _Auditor,
+    _check_totals,
     _fv,
     _load_json,
     _printed_match,
 )
 from verdictpack.verify._kappa_bound import check_kappa_gate
-from verdictpack.verify._study_tables import (
-    _Row,
-)
+from verdictpack.verify._study_tables import _Row
 
 _READING_CELLS = ("root_id", "reader_id", "category")
 _TRACKS = ("registered", "extension", "comparison")
@@ -160,26 +158,13 @@ def _study_files_agree(
     validity: dict[str, Any],
 ) -> None:
     """The files rendered from the same result hold the same values."""
-    for key in (*_TRACKS, "all_data"):
-        A.eq(
-            f"verdict.json $.{key}", "the track as in results.json", res[key], verdict_file.get(key)
-        )
-    for key in (
-        "audit_status",
-        "instrument_valid",
-        "roots_run",
-        "roots_available",
-        "stop_reason",
-        "evidence_source",
-    ):
-        A.eq(f"verdict.json $.{key}", f"{key} as in results.json", res[key], verdict_file.get(key))
-    for key in ("coverage", "audit_status", "audit", "policy"):
-        A.eq(
-            f"validity_report.json $.{key}",
-            f"{key} as in results.json",
-            res[key],
-            validity.get(key),
-        )
+    tracks = (*_TRACKS, "all_data")
+    _agree(A, "verdict.json", verdict_file, res, tracks, "the track as in results.json")
+    keys = ("audit_status", "instrument_valid", "roots_run", "roots_available", "stop_reason")
+    _agree(A, "verdict.json", verdict_file, res, (*keys, "evidence_source"))
+    _agree(
+        A, "validity_report.json", validity, res, ("coverage", "audit_status", "audit", "policy")
+    )
     judges = _load_json(run / "judges.json")
     A.eq("judges.json", "the judges report as in results.json", res["judges_report"], judges)
     fitted = _load_json(run / "fitted_panel.json")
@@ -326,20 +311,7 @@ def _study_costs(
             readings,
             _fv(got["reader audit readings"]["touches"]),
         )
-        A.num(
-            f"{w}[total].touches",
-            "total touches re-summed",
-            sum(float(_fv(got[p]["touches"])) for p in parts),
-            _fv(got["total"]["touches"]),
-            abs_tol=1e-9,
-        )
-        A.num(
-            f"{w}[total].cost",
-            "total cost re-summed",
-            math.fsum(float(_fv(got[p]["cost"])) for p in parts),
-            _fv(got["total"]["cost"]),
-            abs_tol=1e-9,
-        )
+        _check_totals(A, w, [got[p] for p in parts], got["total"])
     reading_costs = {
         r: _fv(x["reader audit readings"]["cost"])
         for r, x in by_route.items()

@@ -1,12 +1,14 @@
 """The study folder's tables as the self-audit reads them (the csv module, nothing imported
 from the modules it checks): judgments.csv as rows, root_order.txt as ids, and each judgment's
 value bounds in half units (treatment 2, null partner 0, tie 1; an unknown answer 0 .. 2;
-docs/statistics.md §14).
+docs/statistics.md §14); the registered order's keyed hash and a live run's stop reasons
+(shared by the study audit and the ledger audit).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 from collections import Counter
@@ -19,6 +21,22 @@ from verdictpack.verify._findings import _Auditor
 _COLUMNS = ("root_id", "rater_id", "rater_kind", "order", "choice", "trial", "cost")
 _CHOICES = ("treatment", "null_partner", "tie", "invalid")
 _ORDERS = ("treatment_first", "null_first", "unknown")
+_ORDER_DOMAIN = "verdictpack/root-order/v1"
+# a live run's own stops before its data ran out, by the ledger's name of the stop (kinds' stop
+# reasons: each reason starts with its text)
+_LIVE_STOPS = {
+    "budget": "the judges' budget (",
+    "failed": "the live run stopped on an endpoint error (rerun to resume)",
+    "interrupted": "interrupted (rerun to resume)",
+}
+
+
+def _keyed_order(seed: int, ids: list[str]) -> list[str]:
+    """The ids sorted by SHA-256 of the order domain, the decimal seed and the id (lines)."""
+    keyed = sorted(
+        (hashlib.sha256(f"{_ORDER_DOMAIN}\n{seed}\n{rid}".encode()).digest(), rid) for rid in ids
+    )
+    return [rid for _, rid in keyed]
 
 
 @dataclass(frozen=True)

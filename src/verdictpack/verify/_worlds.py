@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack.verify._findings import _Auditor, _fv, _is_number, load_config_bytes
-from verdictpack.verify._rederive import _phi, _sheet_rate
+from verdictpack.verify._rederive import _panel_rate, _phi
 
 __all__ = ["WORLD_TOLERANCE", "_audit_worlds"]
 
@@ -99,17 +99,7 @@ def _truth_world(res: dict[str, Any]) -> tuple[float, float] | None:
     judges = (res.get("panel") or {}).get("judges") or []
     if not judges or "truth_effect_scale" not in res:
         return None
-    rates = [
-        _sheet_rate(
-            j["baseline_rate"],
-            j["lean_h"],
-            j["noise"],
-            res["truth_effect_scale"],
-            res["truth_model_shift_h"],
-        )
-        for j in judges
-    ]
-    mu = min(max(math.fsum(rates) / len(rates), 0.0), 1.0)
+    mu = _panel_rate(judges, res["truth_effect_scale"], res["truth_model_shift_h"])
     h = _phi(mu) - _phi(res["truth_mu_human"])
     if t == "correlated_stress":
         return None  # its named h depends on the config's stress_base, not in results.json

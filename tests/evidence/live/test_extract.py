@@ -28,8 +28,8 @@ from verdictpack.evidence.live._extract import (
     canonical_choice,
     extract_choice,
     model_id_of,
-    usage_of,
 )
+from verdictpack.evidence.live._runner import _reported_usage
 
 LABELS = ("A", "B")
 LOWEST_FLOAT = -3.4028234663852886e38
@@ -497,10 +497,11 @@ def test_extraction_refuses(args: tuple, fragment: str) -> None:
 
 
 def test_usage_and_model_id_per_server() -> None:
-    assert usage_of(openai_response("A")) == (120, 1)
-    assert usage_of(vllm_response("A", [("A", -0.1)])) == (88, 1)
-    assert usage_of(ollama_response("A", None)) == (60, 6)
-    assert usage_of(llamacpp_response("A", [(1, "A", -0.1)])) == (44, 1)
+    # the token counts a live run prices an answer by (the runner reads the body's usage)
+    assert _reported_usage(openai_response("A"), b"") == (120, 1)
+    assert _reported_usage(vllm_response("A", [("A", -0.1)]), b"") == (88, 1)
+    assert _reported_usage(ollama_response("A", None), b"") == (60, 6)
+    assert _reported_usage(llamacpp_response("A", [(1, "A", -0.1)]), b"") == (44, 1)
     assert model_id_of(openai_response("A")) == "gpt-4o-mini-2024-07-18"
     assert model_id_of(ollama_response("A", None)) == "llama3.2"
     assert model_id_of(llamacpp_response("A", [(1, "A", -0.1)])) == (
@@ -515,15 +516,13 @@ def test_usage_and_model_id_per_server() -> None:
         {"usage": None},
         {"usage": {"prompt_tokens": "12", "completion_tokens": True}},
         {"usage": {"prompt_tokens": -3, "completion_tokens": 2.5}},
+        {"usage": {"prompt_tokens": 9}},
         [],
     ],
 )
-def test_usage_absent_or_malformed_is_zero(response: Any) -> None:
-    assert usage_of(response) == (0, 0)
-
-
-def test_usage_partial() -> None:
-    assert usage_of({"usage": {"prompt_tokens": 9}}) == (9, 0)
+def test_usage_absent_malformed_or_partial_is_unknown(response: Any) -> None:
+    # no usable counts: the call is priced at its worst case
+    assert _reported_usage(response, b"") is None
 
 
 @pytest.mark.parametrize("response", [{}, {"model": ""}, {"model": 3}, {"model": "  "}, []])

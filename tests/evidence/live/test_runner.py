@@ -79,7 +79,7 @@ def _run(judges: list[LiveJudge], roots: list[Stimulus], folder: Path) -> list[H
             )
         )
         assert outcome.committed == len(roots) and outcome.sent == len(roots) * len(judges) * 4
-        recorded = {r.body for r in ledger.requests()}
+        recorded = {body for (body,) in ledger._db.execute("SELECT body FROM requests")}
     finally:
         ledger.close()
     sent = [r.body.decode("utf-8") for r in transport.requests]

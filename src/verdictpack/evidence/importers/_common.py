@@ -9,14 +9,14 @@ treatment, and turns the pair into the canonical ``order`` and ``choice`` of a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 from verdictpack._errors import Defect, InputError
 from verdictpack.config._data_json import DataJSONError, load_data_json, text_lines
 from verdictpack.evidence._choice import ORDERS
-from verdictpack.evidence._table import MAX_DEFECTS, cap_defects
+from verdictpack.evidence._judgments import MAX_DEFECTS, more_defects
 from verdictpack.stimuli._pairs import root_id_problem
 
 __all__ = [
@@ -135,29 +135,7 @@ class Defects:
         """The kept defects, then (as :func:`cap_defects` words it) one counting the rest."""
         if not self._more:
             return tuple(self._kept)
-        # cap_defects on the kept ones plus one stand-in for each of the rest, built lazily
-        summary = cap_defects(_Padded(self._kept, self._more), self.file)[-1]
-        return (*self._kept, summary)
-
-
-class _Padded(Sequence[Defect]):
-    """The kept defects followed by ``more`` stand-ins, without building them."""
-
-    def __init__(self, kept: list[Defect], more: int) -> None:
-        self._kept = kept
-        self._more = more
-
-    def __len__(self) -> int:
-        return len(self._kept) + self._more
-
-    @overload
-    def __getitem__(self, index: int) -> Defect: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Defect]: ...
-    def __getitem__(self, index: int | slice) -> Defect | Sequence[Defect]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        return self._kept[index] if index < len(self._kept) else self._kept[-1]
+        return (*self._kept, more_defects(self.file, self._more))
 
 
 def load_json_records(

@@ -49,7 +49,7 @@ and llama.cpp's tools/server (``completion_token_output::probs_vector_to_json``:
 the lowest float rather than ``-inf``).
 
 :func:`canonical_choice` maps a position to the study's vocabulary for a presentation order;
-:func:`usage_of` and :func:`model_id_of` read the token counts and the served model's name.
+:func:`model_id_of` reads the served model's name.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from verdictpack._validate import is_int, is_real
+from verdictpack._validate import is_real
 from verdictpack.evidence._choice import (
     PATHS,
     PATTERNS,
@@ -70,6 +70,7 @@ from verdictpack.evidence._choice import (
     canonical_choice,
     check_labels,
 )
+from verdictpack.evidence.live._profiles import STRUCTURED_KEY
 
 __all__ = [
     "PATHS",
@@ -81,10 +82,7 @@ __all__ = [
     "extract_choice",
     "message_text",
     "model_id_of",
-    "usage_of",
 ]
-
-STRUCTURED_KEY = "choice"
 
 
 def _content_of(message: Mapping[str, Any]) -> str | None:
@@ -279,19 +277,6 @@ def extract_choice(
     if parsed is not None and parsed.path == "parser":
         return Extraction(parsed.position, "parser", None, "; ".join([parsed.detail, *notes]))
     return Extraction("invalid", "none", None, f"not a label: {content.strip()[:80]!r}")
-
-
-def _count(usage: Mapping[str, Any], key: str) -> int:
-    v: Any = usage.get(key)
-    return max(int(v), 0) if is_int(v) else 0
-
-
-def usage_of(response: Mapping[str, Any]) -> tuple[int, int]:
-    """``(prompt_tokens, completion_tokens)`` from ``response["usage"]``; 0 for what is absent."""
-    usage = response.get("usage") if isinstance(response, Mapping) else None
-    if not isinstance(usage, Mapping):
-        return 0, 0
-    return _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
 
 
 def model_id_of(response: Mapping[str, Any]) -> str | None:

@@ -53,18 +53,14 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verdictpack._errors import VerdictpackError
 from verdictpack.core._tracks import TrackStream
+from verdictpack.evidence._choice import ORDERS
 from verdictpack.evidence._ledger import Ledger, canonical_json
-from verdictpack.evidence.live._extract import (
-    canonical_choice,
-    extract_choice,
-    model_id_of,
-    usage_of,
-)
+from verdictpack.evidence.live._extract import canonical_choice, extract_choice, model_id_of
 from verdictpack.evidence.live._limits import EndpointLimits
 from verdictpack.evidence.live._prices import Price, call_cost, max_call_cost
 from verdictpack.evidence.live._profiles import Sampling, chat_url, request_body
@@ -84,7 +80,6 @@ from verdictpack.stimuli._stimulus import Stimulus
 
 __all__ = ["Cell", "LiveJudge", "LiveOutcome", "run_live"]
 
-ORDERS = ("treatment_first", "null_first")
 # a 200 whose body is not a JSON object is asked again this many times in all, then recorded as
 # an invalid judgment (the calls were paid for: the answer is kept, never dropped)
 _MALFORMED_TRIES = 3
@@ -178,7 +173,7 @@ def _reported_usage(data: Any, raw: bytes) -> tuple[int, int] | None:
     if isinstance(usage, dict):
         p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
         if all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (p, c)):
-            return usage_of(data)
+            return usage["prompt_tokens"], usage["completion_tokens"]
     if data is None:
         found = {m.group(1): int(m.group(2)) for m in _USAGE.finditer(raw)}
         if len(found) == 2:
@@ -214,12 +209,7 @@ def _trial_sampling(sampling: Sampling, trial: int) -> Sampling:
     """A trial's sampling: the judge's own, its seed moved on by the trial (when it has one)."""
     if sampling.seed is None or not trial:
         return sampling
-    return Sampling(
-        temperature=sampling.temperature,
-        max_tokens=sampling.max_tokens,
-        seed=sampling.seed + trial,
-        top_logprobs=sampling.top_logprobs,
-    )
+    return replace(sampling, seed=sampling.seed + trial)
 
 
 def _key_mapping(
