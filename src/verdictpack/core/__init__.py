@@ -12,6 +12,8 @@ Owns:
   classification), ``_tracker`` (the trackers that run a construct's streams to a verdict) and
   the compiled batch kernel ``_kernel.c``;
 * ``_sprt`` — Wald's SPRT.
+* ``_libm`` — log, exp, arcsin, sin and sums of products with the same bits on every machine
+  (numpy's own loops differ on a CPU with AVX-512; every number written goes through these).
 
 May import only the foundations (``verdictpack._errors``, ``_validate``, ``_results``, ``_rng``,
 ``_parallel``); nothing above it. The statistics are written down in ``docs/statistics.md``.

@@ -55,6 +55,7 @@ import numpy as np
 
 from verdictpack._errors import InputError
 from verdictpack._validate import closed_unit, open_interval
+from verdictpack.core import _libm
 from verdictpack.core._mixture import MixtureCS, MixtureSpec
 
 __all__ = [
@@ -159,7 +160,7 @@ class PlugInCS:
         lam = np.asarray(self._lam)
         if room > 0:
             lam = np.minimum(lam, self._cap / room)
-        return float(np.sum(np.log1p(sign * lam * (np.asarray(self._x) - m))))
+        return float(np.sum(_libm.log1p(sign * lam * (np.asarray(self._x) - m))))
 
     def log_e_upper(self, m: float) -> float:
         """log K⁺_t(m): large when the mean is above ``m`` (gives the lower bound)."""
@@ -236,4 +237,7 @@ class BlendCS(PlugInCS):
 
     def _log_capital(self, m: float, sign: float) -> float:
         grid = self._grid.log_e_upper(m) if sign > 0 else self._grid.log_e_lower(m)
-        return float(np.logaddexp(grid, super()._log_capital(m, sign)) - math.log(2.0))
+        plug = super()._log_capital(m, sign)
+        hi, lo = max(grid, plug), min(grid, plug)
+        both = hi if lo == -math.inf else hi + math.log1p(math.exp(lo - hi))
+        return both - math.log(2.0)

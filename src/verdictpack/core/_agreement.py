@@ -48,6 +48,7 @@ from scipy import special
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, closed_form, exact
 from verdictpack._validate import closed_unit, int_at_least, is_finite_real, open_unit
+from verdictpack.core import _libm
 
 __all__ = [
     "KAPPA_BOUND_METHOD",
@@ -151,7 +152,7 @@ def _kappa_from_counts(
     row = p.sum(axis=1)
     col = p.sum(axis=0)
     p_o = float(np.trace(p))
-    p_e = float(np.dot(row, col))
+    p_e = _libm.dot(row, col)
     if p_e >= 1.0 - 1e-12:
         raise InputError(
             "table",

@@ -97,6 +97,7 @@ from scipy import integrate, special
 
 from verdictpack._errors import InputError
 from verdictpack._validate import open_unit
+from verdictpack.core import _libm
 from verdictpack.core._agreement import KappaResult, _sort_key, cohens_kappa
 
 __all__ = [
@@ -272,7 +273,7 @@ def _cluster(
     resid = s - mean * c
     pq = mean * (1.0 - mean)
     g_own = int(np.count_nonzero(c))
-    var = g / (g - 1) * float(np.dot(resid, resid)) / (n * n) if g >= 2 else math.nan
+    var = g / (g - 1) * _libm.dot(resid, resid) / (n * n) if g >= 2 else math.nan
     deff = var * n / pq if pq > 0.0 and math.isfinite(var) else None
     if g_own < 2:
         n_eff, basis = 1.0, "wilson_single_root"
@@ -405,7 +406,7 @@ def _bias_of(
     l1, u1 = _wilson(a.mean, a.effective_n, q)
     l2, u2 = _wilson(b.mean, b.effective_n, q)
     if g >= 2 and a.variance > 0.0 and b.variance > 0.0:
-        cov = g / (g - 1) * float(np.dot(a.resid, b.resid)) / (a.n * b.n)
+        cov = g / (g - 1) * _libm.dot(a.resid, b.resid) / (a.n * b.n)
         corr = min(max(cov / math.sqrt(a.variance * b.variance), -1.0), 1.0)
     else:
         cov, corr = 0.0, 0.0

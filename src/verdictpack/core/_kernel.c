@@ -22,7 +22,10 @@
  *     the roots consumed; classify() is _hinterval.classify on codes;
  *   - plug_observe and plug_log_e: the plug-in and blend bets of _adaptive_batch (its docstring
  *     has the search), their state in that module's arrays (passed one by one); libm's logs,
- *     vlog for the blend's grid half.
+ *     vlog for the blend's grid half;
+ *   - log_e: log E at a candidate mean of every row (the evidence rows of a run); libm: the C
+ *     library's log, exp, log1p, expm1, asin and sin element by element for core._libm, where
+ *     numpy's own loops would give other last bits on a CPU with AVX-512.
  *
  * Replicates never interact, so a row's numbers do not depend on which rows share the array or
  * the call (the battery's blocks, workers and threads cannot change them). Compiled with
@@ -1179,6 +1182,70 @@ done:
     return res;
 }
 
+/* log_e(fspec, ispec, state, j, side, m, out): log E at m[r] of stream j of every row r, side 0
+ * E+ (evidence above m) or 1 E- (below), from the counts: the exact evaluation the searches
+ * use, with the kernel's own logs, so the number is the same on every machine (numpy's log,
+ * exp and matrix products take a different path on a CPU with AVX-512). */
+static PyObject *py_log_e(PyObject *self, PyObject *args) {
+    Py_buffer fb, ib, st, mb, ob;
+    Spec sp = {0};
+    Py_ssize_t rows;
+    int j, side;
+    if (!PyArg_ParseTuple(args, "y*y*y*iiy*w*", &fb, &ib, &st, &j, &side, &mb, &ob)) return NULL;
+    PyObject *res = NULL;
+    if (unpack(&sp, &fb, &ib) < 0 || check_state(&sp, &st, &rows) < 0) goto done;
+    if (alloc_scratch(&sp) < 0) goto done;
+    if (j < 0 || j >= sp.ns || (side != 0 && side != 1) ||
+        mb.len != rows * (Py_ssize_t)sizeof(double) || ob.len != mb.len) {
+        PyErr_SetString(PyExc_ValueError, "log_e: a stream, a side 0 or 1, one m and out per row");
+        goto done;
+    }
+    const double *m = mb.buf, *base = st.buf;
+    double *out = ob.buf;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        out[r] = log_e_at(&sp, base + r * sp.stride, j, side == 0 ? 1.0 : -1.0, m[r]);
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    release(&sp, (Py_buffer *[]){&fb, &ib, &st, &mb, &ob}, 5);
+    return res;
+}
+
+/* libm(which, x, out): out = f(x) element by element, f the C library's log, exp, log1p,
+ * expm1, asin or sin (which = 0..5): the same bits on every machine of one C library, where
+ * numpy's own float64 loops for these functions differ on a CPU with AVX-512 (core._libm). */
+NO_VECTORIZE static void apply_libm(int which, const double *x, double *out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double v = x[i];
+        switch (which) {
+        case 0: out[i] = log(v); break;
+        case 1: out[i] = exp(v); break;
+        case 2: out[i] = log1p(v); break;
+        case 3: out[i] = expm1(v); break;
+        case 4: out[i] = asin(v); break;
+        default: out[i] = sin(v); break;
+        }
+    }
+}
+
+static PyObject *py_libm(PyObject *self, PyObject *args) {
+    Py_buffer xb, ob;
+    int which;
+    if (!PyArg_ParseTuple(args, "iy*w*", &which, &xb, &ob)) return NULL;
+    PyObject *res = NULL;
+    if (which < 0 || which > 5 || ob.len != xb.len || xb.len % (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "libm: which in 0..5, x and out float64 of one size");
+        goto done;
+    }
+    apply_libm(which, xb.buf, ob.buf, xb.len / (Py_ssize_t)sizeof(double));
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&ob);
+    return res;
+}
+
 /* logs(x, out): the kernel's log of positive normal numbers (exposed for its accuracy test). */
 static PyObject *py_logs(PyObject *self, PyObject *args) {
     Py_buffer xb, ob;
@@ -1210,6 +1277,9 @@ static PyMethodDef methods[] = {
      "plug_observe(*state, n, j, logc, cap, blend, rows, vidx, moved)"},
     {"plug_log_e", py_plug_log_e, METH_VARARGS,
      "plug_log_e(*state, n, j, logc, cap, blend, side, m, out)"},
+    {"log_e", py_log_e, METH_VARARGS, "log_e(fspec, ispec, state, j, side, m, out)"},
+    {"libm", py_libm, METH_VARARGS,
+     "libm(which, x, out): the C library's log, exp, log1p, expm1, asin or sin of every x"},
     {"logs", py_logs, METH_VARARGS, "logs(x, out): the kernel's log (positive normal x only)"},
     {"layout", py_layout, METH_VARARGS, "layout(ispec) -> offsets of a state row"},
     {"init", py_init, METH_VARARGS, "init(fspec, ispec, state): fresh rows"},

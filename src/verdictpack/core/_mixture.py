@@ -80,6 +80,7 @@ from numpy.typing import NDArray
 
 from verdictpack._errors import InputError
 from verdictpack._validate import closed_unit, int_at_least, is_finite_real, open_interval
+from verdictpack.core import _libm
 from verdictpack.core._scales import _clip01
 
 __all__ = [
@@ -223,7 +224,7 @@ class MixtureSpec:
     @property
     def log_weights(self) -> FloatArray:
         weights = self.weights if self.weights is not None else ()
-        return np.log(np.array(weights, dtype=np.float64))
+        return _libm.log(np.array(weights, dtype=np.float64))
 
 
 def _resolve_spec(spec: MixtureSpec | None) -> MixtureSpec:
@@ -250,7 +251,7 @@ def _state_at(values: FloatArray, counts: FloatArray, m: FloatArray, slam: Float
     sl = slam[:, None, :]
     u = sl * (values[:, None] - m[None, :])[None, :, :]
     u += 1.0
-    np.einsum("kvr,vr->kr", np.log(u), counts, out=out[0])
+    np.einsum("kvr,vr->kr", _libm.log(u), counts, out=out[0])
     q = np.divide(sl, u, out=u)
     np.einsum("kvr,vr->kr", q, counts, out=out[1])
     q *= q
@@ -263,9 +264,9 @@ def _log_e_rows(
 ) -> FloatArray:
     """log E at m for each row (log-sum-exp over the bets), shape (Rm,)."""
     u = 1.0 + slam[:, None, :] * (values[:, None] - m[None, :])[None, :, :]
-    a = np.einsum("kvr,vr->kr", np.log(u), counts) + logw[:, None]
+    a = np.einsum("kvr,vr->kr", _libm.log(u), counts) + logw[:, None]
     mx = a.max(axis=0)
-    return np.asarray(mx + np.log(np.exp(a - mx).sum(axis=0)), dtype=np.float64)
+    return np.asarray(mx + _libm.log(_libm.exp(a - mx).sum(axis=0)), dtype=np.float64)
 
 
 def _log_e_derivs(state: Any, logw: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -274,7 +275,7 @@ def _log_e_derivs(state: Any, logw: FloatArray) -> tuple[FloatArray, FloatArray,
     a = w + logw[:, None]
     mx = a.max(axis=0)
     a -= mx
-    e = np.exp(a, out=a)
+    e = _libm.exp(a, out=a)
     z = e.sum(axis=0)
     d1 = np.einsum("kr,kr->r", e, g)
     d1 /= -z
@@ -282,7 +283,7 @@ def _log_e_derivs(state: Any, logw: FloatArray) -> tuple[FloatArray, FloatArray,
     d2 = np.einsum("kr,kr->r", e, c)
     d2 /= z
     d2 -= d1 * d1
-    return mx + np.log(z), d1, d2
+    return mx + _libm.log(z), d1, d2
 
 
 def _advance_newton(
@@ -323,7 +324,7 @@ def _advance_newton(
         loge, dloge, _ = _log_e_derivs(_state_at(values, counts[:, work], mw, slam[:, work]), logw)
         ins = loge >= logc
         u = logc - loge
-        e_step = np.expm1(u) / dloge
+        e_step = _libm.expm1(u) / dloge
         best = np.where(ins, mw, inside[work])
         inside[work] = best
         outside[work] = np.where(ins, outside[work], mw)

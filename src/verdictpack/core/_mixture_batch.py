@@ -19,7 +19,6 @@ from numpy.typing import ArrayLike, NDArray
 from verdictpack._errors import InputError
 from verdictpack.core import _mixture as _m
 from verdictpack.core._mixture import (
-    _SIGNS,
     BoolArray,
     FloatArray,
     IntArray,
@@ -28,7 +27,6 @@ from verdictpack.core._mixture import (
     _check_mean,
     _check_replicates,
     _check_support,
-    _log_e_rows,
     _resolve_spec,
 )
 
@@ -149,7 +147,6 @@ class _Bank:
         c0 = lay["counts"]
         self.counts = [st[:, c0 + voff[j] : c0 + voff[j + 1]].T for j in range(n)]  # (V, R)
         self.h: FloatArray = st[:, lay["h"] : lay["h"] + 4].T  # h_lo, h_hi, empty, roots
-        self.slam = lam[:, None] * np.tile(_SIGNS, n)[None, :]  # (K, S) signed bets
         self.searches = np.zeros(n, dtype=np.int64)
         self.last = np.zeros((r, n), dtype=np.uint8)  # searched in the last step
         self._idx = np.zeros((r, n), dtype=np.int64)
@@ -236,17 +233,14 @@ class _Bank:
 
     # -- e-values --------------------------------------------------------------------------
     def log_e(self, j: int, m: ArrayLike, side: int) -> FloatArray:
+        """log E at ``m`` (a scalar or one mean per replicate) of stream j, side 0 E⁺ or 1
+        E⁻, per replicate: the kernel's exact evaluation (the same bits on every machine)."""
         arr = np.asarray(m, dtype=np.float64)
-        support, counts = self.supports[j], self.counts[j]
-        sl = self.slam[:, 2 * j + side]
         if arr.ndim == 0:
-            mm = _check_mean(float(arr), "m")
-            table = np.log1p(sl[:, None] * (support - mm)[None, :])
-            lw = table @ counts + self.logw[:, None]  # (K, R)
-            mx = lw.max(axis=0)
-            return np.asarray(mx + np.log(np.exp(lw - mx).sum(axis=0)), dtype=np.float64)
-        slam = np.broadcast_to(sl[:, None], (sl.size, self.r))
-        return _log_e_rows(support, counts, self._check_means(arr), slam, self.logw)
+            arr = np.full(self.r, _check_mean(float(arr), "m"))
+        out = np.empty(self.r, dtype=np.float64)
+        self._kernel.log_e(self.fspec, self.ispec, self.state, j, side, self._check_means(arr), out)
+        return out
 
     def _check_means(self, arr: FloatArray) -> FloatArray:
         """``arr``, one candidate mean in [0, 1] per replicate, or InputError naming ``m``."""

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from verdictpack._errors import InputError
 from verdictpack._validate import finite_real, open_unit, probabilities
+from verdictpack.core import _libm
 
 __all__ = [
     "cohens_h",
@@ -43,7 +44,7 @@ def phi(p: float | NDArray[Any]) -> float | NDArray[np.float64]:
     """φ(p) = 2·asin(√p), the arcsine (variance-stabilising) scale; p in [0, 1], arrays allowed."""
     x = probabilities("p", p, "a probability in [0, 1] (or an array of them)")
     if isinstance(x, np.ndarray):
-        return np.asarray(2.0 * np.arcsin(np.sqrt(x)), dtype=np.float64)
+        return 2.0 * _libm.arcsin(np.sqrt(x))
     return 2.0 * math.asin(math.sqrt(x))
 
 
@@ -77,9 +78,7 @@ def cohens_h(p1: float | NDArray[Any], p0: float | NDArray[Any]) -> float | NDAr
     a = probabilities("p1", p1, allowed)
     b = probabilities("p0", p0, allowed)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.asarray(
-            2.0 * np.arcsin(np.sqrt(a)) - 2.0 * np.arcsin(np.sqrt(b)), dtype=np.float64
-        )
+        return 2.0 * _libm.arcsin(np.sqrt(a)) - 2.0 * _libm.arcsin(np.sqrt(b))
     return 2.0 * math.asin(math.sqrt(a)) - 2.0 * math.asin(math.sqrt(b))
 
 
@@ -130,13 +129,13 @@ def _phi_clipped_array(p: Any) -> Any:
     arr = np.asarray(p, dtype=np.float64)
     if arr.ndim == 0:
         return phi(min(max(float(arr), 0.0), 1.0))
-    return 2.0 * np.arcsin(np.sqrt(np.clip(arr, 0.0, 1.0)))
+    return 2.0 * _libm.arcsin(np.sqrt(np.clip(arr, 0.0, 1.0)))
 
 
 def _phi_inv_clipped_array(x: Any) -> Any:
     """sin²(x/2) after clipping x into [0, π], through numpy (scalar or array; no validation)."""
     clipped = np.clip(x, 0.0, math.pi)
-    return np.sin(clipped / 2.0) ** 2
+    return _libm.sin(clipped / 2.0) ** 2
 
 
 def _phi_clipped_inplace(buf: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -145,6 +144,6 @@ def _phi_clipped_inplace(buf: NDArray[np.float64]) -> NDArray[np.float64]:
     np.maximum(buf, 0.0, out=buf)
     np.minimum(buf, 1.0, out=buf)
     np.sqrt(buf, out=buf)
-    np.arcsin(buf, out=buf)
+    _libm.arcsin(buf, out=buf)
     buf *= 2.0
     return buf

@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 from verdictpack._errors import InputError
 from verdictpack._results import Quantity, closed_form, exact
 from verdictpack._validate import int_at_least, open_interval
+from verdictpack.core import _libm
 
 __all__ = [
     "BernoulliSPRT",
@@ -172,7 +173,7 @@ class BernoulliSPRT:
         stop = to_h1 + to_h0
         cdf = np.cumsum(stop)
         ns = np.arange(1, horizon + 1)
-        asn = float(np.dot(ns, stop) + horizon * beyond)
+        asn = _libm.dot(ns, stop) + horizon * beyond
         quantiles: dict[str, Quantity | None] = {}
         for qv in _QUANTILES:
             hit = np.flatnonzero(cdf >= qv)

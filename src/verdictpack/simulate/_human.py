@@ -69,6 +69,7 @@ from verdictpack._errors import InputError
 from verdictpack._results import OPTIONAL, Quantity, closed_form, exact
 from verdictpack._rng import block_streams
 from verdictpack._validate import closed_unit, generator, int_at_least, is_finite_real, open_unit
+from verdictpack.core import _libm
 from verdictpack.core._agreement import (
     AuditGate,
     KappaResult,
@@ -417,7 +418,7 @@ def _clustered_pmf(m: int, p: float, r: float) -> NDArray[np.float64]:
     def integrand(z: float) -> NDArray[np.float64]:
         x = (c - s * z) / t
         log_q = j * special.log_ndtr(x) + (m - j) * special.log_ndtr(-x)
-        return np.asarray(np.exp(log_comb + log_q + log_phi0 - 0.5 * z * z), dtype=np.float64)
+        return _libm.exp(log_comb + log_q + log_phi0 - 0.5 * z * z)
 
     # break points where x = (c − √r·z)/√(1 − r) is 0, ±2, ±8 (the votes' rates 1/2, 2% and
     # 98%, 1e-15 and 1 − 1e-15), however narrow that band of z when r is close to 1
