@@ -619,14 +619,14 @@ def test_kernel_log_within_one_ulp() -> None:
         ]
     )
     out = np.empty_like(x)
-    _kernel.logs(x, out)
+    _kernel.libm(6, x, out)
     ref = np.array([math.log(v) for v in x])
     err = np.abs(out - ref)
     assert np.all(err <= np.spacing(np.abs(ref)))
     assert out[np.flatnonzero(x == 1.0)[0]] == 0.0
     for bad in (0.0, -1.0, np.inf, np.nan, 1e-310):
         with pytest.raises(ValueError, match="positive normal"):
-            _kernel.logs(np.array([1.0, bad]), np.empty(2))
+            _kernel.libm(6, np.array([1.0, bad]), np.empty(2))
 
 
 def test_bet_count_limit() -> None:

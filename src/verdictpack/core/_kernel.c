@@ -1213,7 +1213,9 @@ done:
 
 /* libm(which, x, out): out = f(x) element by element, f the C library's log, exp, log1p,
  * expm1, asin or sin (which = 0..5): the same bits on every machine of one C library, where
- * numpy's own float64 loops for these functions differ on a CPU with AVX-512 (core._libm). */
+ * numpy's own float64 loops for these functions differ on a CPU with AVX-512 (core._libm);
+ * which = 6: the kernel's own vlog, positive normal numbers only (exposed for its accuracy
+ * test). */
 NO_VECTORIZE static void apply_libm(int which, const double *x, double *out, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
         const double v = x[i];
@@ -1233,37 +1235,24 @@ static PyObject *py_libm(PyObject *self, PyObject *args) {
     int which;
     if (!PyArg_ParseTuple(args, "iy*w*", &which, &xb, &ob)) return NULL;
     PyObject *res = NULL;
-    if (which < 0 || which > 5 || ob.len != xb.len || xb.len % (Py_ssize_t)sizeof(double)) {
-        PyErr_SetString(PyExc_ValueError, "libm: which in 0..5, x and out float64 of one size");
-        goto done;
-    }
-    apply_libm(which, xb.buf, ob.buf, xb.len / (Py_ssize_t)sizeof(double));
-    res = Py_None;
-    Py_INCREF(res);
-done:
-    PyBuffer_Release(&xb);
-    PyBuffer_Release(&ob);
-    return res;
-}
-
-/* logs(x, out): the kernel's log of positive normal numbers (exposed for its accuracy test). */
-static PyObject *py_logs(PyObject *self, PyObject *args) {
-    Py_buffer xb, ob;
-    if (!PyArg_ParseTuple(args, "y*w*", &xb, &ob)) return NULL;
-    PyObject *res = NULL;
     const Py_ssize_t n = xb.len / (Py_ssize_t)sizeof(double);
     const double *x = (const double *)xb.buf;
-    if (ob.len != xb.len || n > INT_MAX) {
-        PyErr_SetString(PyExc_ValueError, "logs: x and out must be float64 arrays of one size");
+    if (which < 0 || which > 6 || ob.len != xb.len || xb.len % (Py_ssize_t)sizeof(double) ||
+        n > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "libm: which in 0..6, x and out float64 of one size");
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (!(x[i] >= DBL_MIN && x[i] <= DBL_MAX)) {
-            PyErr_Format(PyExc_ValueError, "logs: x[%zd] is not a positive normal number", i);
-            goto done;
+    if (which < 6) {
+        apply_libm(which, x, ob.buf, n);
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (!(x[i] >= DBL_MIN && x[i] <= DBL_MAX)) {
+                PyErr_Format(PyExc_ValueError, "libm: x[%zd] is not a positive normal number", i);
+                goto done;
+            }
         }
+        vlog(x, (double *)ob.buf, (int)n);
     }
-    vlog(x, (double *)ob.buf, (int)n);
     res = Py_None;
     Py_INCREF(res);
 done:
@@ -1279,8 +1268,7 @@ static PyMethodDef methods[] = {
      "plug_log_e(*state, n, j, logc, cap, blend, side, m, out)"},
     {"log_e", py_log_e, METH_VARARGS, "log_e(fspec, ispec, state, j, side, m, out)"},
     {"libm", py_libm, METH_VARARGS,
-     "libm(which, x, out): the C library's log, exp, log1p, expm1, asin or sin of every x"},
-    {"logs", py_logs, METH_VARARGS, "logs(x, out): the kernel's log (positive normal x only)"},
+     "libm(which, x, out): the C library's log, exp, log1p, expm1, asin, sin, or vlog, of x"},
     {"layout", py_layout, METH_VARARGS, "layout(ispec) -> offsets of a state row"},
     {"init", py_init, METH_VARARGS, "init(fspec, ispec, state): fresh rows"},
     {"step", py_step, METH_VARARGS, "step(fspec, ispec, state, idx, act, moved, searches)"},
