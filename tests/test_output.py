@@ -193,6 +193,21 @@ def test_a_symlink_is_refused_even_to_a_verdictpack_folder(tmp_path: Path, capsy
         _refused(capsys, [str(cfg), "--out", str(out), "--force"], [tmp_path], "symbolic link")
 
 
+def test_a_file_is_refused_and_the_hint_names_a_folder_that_can_be_made(
+    project: Path, capsys
+) -> None:
+    notes = project / "notes.txt"
+    err = _refused(
+        capsys,
+        [str(project / "cfg.json"), "--out", str(notes), "--force"],
+        [project],
+        "exists and is not a folder",
+    )
+    # a folder inside a file cannot be made: the hint names one beside it
+    assert f"a new folder beside it such as {notes.with_name('notes.txt-out')}" in err
+    assert str(notes / "out") not in err
+
+
 def test_the_home_folder_and_root_are_refused(tmp_path: Path, monkeypatch, capsys) -> None:
     shutil.copy(SIZING, tmp_path / "cfg.json")
     home = tmp_path / "home"

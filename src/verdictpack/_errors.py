@@ -27,6 +27,7 @@ __all__ = [
     "UsageError",
     "VerdictpackError",
     "format_value",
+    "not_utf8",
 ]
 
 
@@ -72,6 +73,36 @@ class Defect:
             f"{self.file}: {self.path}: received {format_value(self.received)}; "
             f"expected {self.expected}"
         )
+
+
+def not_utf8(file: str, data: bytes) -> Defect:
+    """The defect of a data file whose bytes are not UTF-8: the line and column of the first byte
+    that is not, that byte, and what the file most likely is (UTF-16 or a Windows code page, the
+    two a spreadsheet writes), so the fix can be named."""
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+    else:  # the caller's decoder failed on bytes that decode whole: name the file only
+        return Defect(file, "(file)", "bytes that are not UTF-8", "UTF-8 text")
+    line_start = body.rfind(b"\n", 0, start) + 1
+    column = len(body[line_start:start].decode("utf-8")) + 1
+    where = "line " + str(body.count(b"\n", 0, start) + 1)
+    expected = "UTF-8 text"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        expected += " (this file is UTF-16, as 'Unicode Text' is saved: save it as 'CSV UTF-8')"
+    else:
+        try:
+            body.decode("cp1252")
+        except UnicodeDecodeError:
+            pass
+        else:
+            expected += (
+                " (the bytes read as Windows-1252 or Latin-1 text: save the file as UTF-8, such as "
+                "a spreadsheet's 'CSV UTF-8')"
+            )
+    return Defect(file, where, f"byte 0x{body[start]:02X} at column {column}", expected)
 
 
 class ConfigError(VerdictpackError):

@@ -440,8 +440,14 @@ def _hazard(path: Path, is_link: bool, protect: Sequence[str | Path]) -> str | N
 
 def _refusal(label: str, given: str, reason: str, path: Path | None = None) -> OutputError:
     hint = "choose a new or empty folder"
-    if path is not None and path != Path(path.anchor) and not os.path.lexists(path / "out"):
-        hint += f" (a new sub-folder such as {path / 'out'} will do)"
+    if path is not None and path != Path(path.anchor):
+        # a sub-folder of a folder; beside a file (nothing can be made inside a file)
+        inside = os.path.isdir(path)
+        new = path / "out" if inside else path.with_name(f"{path.name}-out")
+        if not os.path.lexists(new):
+            hint += (
+                f" (a new {'sub-folder' if inside else 'folder beside it'} such as {new} will do)"
+            )
     return OutputError(
         f"{label} {given}: refused, even with --force: {reason}; expected a new or empty folder, "
         f"or one an earlier verdictpack run wrote; {hint}"

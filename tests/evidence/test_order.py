@@ -100,7 +100,8 @@ def test_order_file_unreadable(tmp_path: Path) -> None:
     p = tmp_path / "latin1.txt"
     p.write_bytes("caf\xe9\n".encode("latin-1"))
     ids, (d,) = read_order_file(p, "latin1.txt")
-    assert ids == () and d.path == "(file)" and "UTF-8" in d.expected
+    assert ids == () and (d.path, d.received) == ("line 1", "byte 0xE9 at column 4")
+    assert d.expected.startswith("UTF-8 text (the bytes read as Windows-1252")
 
 
 def test_order_file_ids_outside_the_stimuli_are_defects_at_their_lines(tmp_path: Path) -> None:

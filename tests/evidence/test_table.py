@@ -205,8 +205,17 @@ def test_file_level_defects(tmp_path: Path) -> None:
     missing = read_table(tmp_path / "absent.csv").defects
     assert missing[0].path == "(file)"
     nocol = read_table(_write(tmp_path, "n.csv", ["root_id,rater_id,choice", "r,a,tie"]))
-    assert {d.path for d in nocol.defects} == {"line 1"}
-    assert len(nocol.defects) == 2  # rater_kind and order both named
+    assert [d.path for d in nocol.defects] == ["line 1"]  # one defect names both columns
+    assert nocol.defects[0].expected == "a header with the columns 'rater_kind', 'order'"
+    # the likely cause named: another separator, or a name in another case or with spaces
+    semi = read_table(_write(tmp_path, "s.csv", [HEADER.replace(",", ";"), "x"])).defects
+    assert len(semi) == 1 and "the header is one column holding ';'" in semi[0].expected
+    case = HEADER.replace("root_id", "Root_ID").replace("order", " order")
+    cased = read_table(_write(tmp_path, "c.csv", [case])).defects
+    assert cased[0].expected == (
+        "a header with the columns 'root_id', 'order' (names match exactly, case and spaces "
+        "included; the header has 'Root_ID' for 'root_id', ' order' for 'order')"
+    )
     j = tmp_path / "b.jsonl"
     j.write_text('{"root_id": "r"\n[1, 2]\n', encoding="utf-8")
     assert [d.path for d in read_table(j).defects] == ["line 1", "line 2"]

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from verdictpack._errors import Defect
+from verdictpack._errors import Defect, not_utf8
 from verdictpack.stimuli._pairs import root_id_problem
 
 __all__ = ["ORDER_DOMAIN", "read_order_file", "registered_order"]
@@ -48,11 +48,12 @@ def read_order_file(
     ``known`` (the stimulus ids), an id outside it is a defect at its line. ``data``, when
     given, is the file's bytes as already read, parsed instead of reading ``path``."""
     try:
-        text = (path.read_bytes() if data is None else data).decode("utf-8-sig")
+        raw = path.read_bytes() if data is None else data
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         return (), (Defect(display, "(file)", str(path), f"a readable file ({exc.strerror})"),)
-    except UnicodeDecodeError as exc:
-        return (), (Defect(display, "(file)", exc.reason, "UTF-8 text"),)
+    except UnicodeDecodeError:
+        return (), (not_utf8(display, raw),)
     ids: list[str] = []
     first: dict[str, int] = {}
     defects: list[Defect] = []

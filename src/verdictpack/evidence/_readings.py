@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from verdictpack._cells import csv_cell, csv_values
-from verdictpack._errors import Defect
+from verdictpack._errors import Defect, not_utf8
 from verdictpack.config._data_json import DataJSONError, load_data_json
 from verdictpack.evidence._table import cap_defects
 from verdictpack.stimuli._pairs import root_id_problem
@@ -69,12 +69,13 @@ def _records(
     path: Path, name: str, defects: list[Defect], data: bytes | None
 ) -> list[tuple[int, dict[str, Any]]]:
     try:
-        text = (path.read_bytes() if data is None else data).decode("utf-8-sig")
+        raw = path.read_bytes() if data is None else data
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         defects.append(Defect(name, "(file)", str(path), f"a readable file ({exc.strerror})"))
         return []
-    except UnicodeDecodeError as exc:
-        defects.append(Defect(name, "(file)", exc.reason, "UTF-8 text"))
+    except UnicodeDecodeError:
+        defects.append(not_utf8(name, raw))
         return []
     out: list[tuple[int, dict[str, Any]]] = []
     if path.suffix.lower() == ".jsonl":

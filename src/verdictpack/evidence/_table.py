@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from verdictpack._cells import csv_values
-from verdictpack._errors import Defect, InputError
+from verdictpack._errors import Defect, InputError, not_utf8
 from verdictpack._memory import gc_paused
 from verdictpack.config._blocks import MAX_COST
 from verdictpack.config._data_json import DataJSONError, load_data_json
@@ -128,6 +128,26 @@ def _line_breaks(field: str) -> int:
     return field.count("\n") + field.count("\r") - field.count("\r\n")
 
 
+def _missing_columns(missing: Sequence[str], header: Sequence[str]) -> str:
+    """What a header lacking ``missing`` was expected to have, with the likely cause named: a
+    file separated by another character, or a column named in another case or with spaces."""
+    said = ", ".join(map(repr, missing))
+    expected = f"a header with the column{'s' if len(missing) > 1 else ''} {said}"
+    seps = [sep for sep in (";", "\t", "|") if len(header) == 1 and sep in header[0]]
+    if seps:
+        return expected + (
+            f" (the header is one column holding {seps[0]!r}: verdictpack reads comma-separated "
+            "CSV, such as a spreadsheet's 'CSV UTF-8 (comma delimited)')"
+        )
+    near = {col.strip().casefold(): col for col in header}
+    alike = [f"{near[m.casefold()]!r} for {m!r}" for m in missing if m.casefold() in near]
+    if alike:
+        expected += (
+            f" (names match exactly, case and spaces included; the header has {', '.join(alike)})"
+        )
+    return expected
+
+
 def _read_csv(
     handle: Iterable[str], name: str, needed: Sequence[str], required: set[str]
 ) -> tuple[dict[str, Sequence[str]], NDArray[np.int64], list[tuple[int, Defect]]]:
@@ -153,11 +173,9 @@ def _read_csv(
         if col in position:
             defects.append((1, Defect(name, "line 1", col, "each column named once in the header")))
         position.setdefault(col, j)
-    for col in needed:
-        if col in required and col not in position:
-            defects.append(
-                (1, Defect(name, "line 1", header, f"a header with a column named {col!r}"))
-            )
+    missing = [col for col in needed if col in required and col not in position]
+    if missing:
+        defects.append((1, Defect(name, "line 1", header, _missing_columns(missing, header))))
     if defects:
         return {}, np.zeros(0, np.int64), defects
     width = len(header)
@@ -495,9 +513,8 @@ def _read_table(
     except OSError as exc:
         d = Defect(name, "(file)", str(path), f"a readable file ({exc.strerror or exc})")
         return ImportResult(JudgmentTable.empty(), (d,))
-    except UnicodeDecodeError as exc:
-        d = Defect(name, "(file)", exc.reason, "UTF-8 text")
-        return ImportResult(JudgmentTable.empty(), (d,))
+    except UnicodeDecodeError:
+        return ImportResult(JudgmentTable.empty(), (not_utf8(name, raw),))
     if not columns and found:
         return ImportResult(JudgmentTable.empty(), _finish(found, name))
     if suffix == ".csv" and b"'" in raw:  # the spreadsheet rule of verdictpack's CSVs, undone

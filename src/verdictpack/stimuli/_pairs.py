@@ -56,7 +56,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from verdictpack._errors import MISSING, Defect, InputError
+from verdictpack._errors import MISSING, Defect, InputError, not_utf8
 from verdictpack._validate import nonempty_str
 from verdictpack.config._data_json import DataJSONError, load_data_json
 from verdictpack.stimuli._gates import GateOutcome
@@ -312,9 +312,9 @@ def _read_text(path: Path, out: _Collector, given: bytes | None = None) -> str |
         return None
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        out.add(line, repr(data[exc.start : exc.end]), "UTF-8 text")
+    except UnicodeDecodeError:
+        defect = not_utf8(out.file, data)
+        out.items.append((int(defect.path.removeprefix("line ")), defect))
         return None
 
 

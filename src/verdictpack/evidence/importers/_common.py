@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from verdictpack._errors import Defect, InputError
+from verdictpack._errors import Defect, InputError, not_utf8
 from verdictpack.config._data_json import DataJSONError, load_data_json, text_lines
 from verdictpack.evidence._choice import ORDERS
 from verdictpack.evidence._judgments import MAX_DEFECTS, more_defects
@@ -128,6 +128,10 @@ class Defects:
         else:
             self._more += 1
 
+    def add_defect(self, defect: Defect) -> None:
+        """Add a defect made elsewhere (its file is this one's), at its own place."""
+        self.add(defect.path, defect.received, defect.expected)
+
     def __len__(self) -> int:
         return len(self._kept) + self._more
 
@@ -151,8 +155,11 @@ def load_json_records(
     try:
         raw = path.read_bytes() if data is None else data
         text = raw.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         defects.add("(file)", str(exc), "a readable UTF-8 JSON or JSONL file")
+        return
+    except UnicodeDecodeError:
+        defects.add_defect(not_utf8(defects.file, raw))
         return
     if text.lstrip().startswith("["):
         try:

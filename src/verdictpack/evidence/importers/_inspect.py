@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from verdictpack._errors import InputError
+from verdictpack._errors import InputError, not_utf8
 from verdictpack.config._data_json import DataJSONError, load_data_json
 from verdictpack.evidence._choice import TextParser, canonical_choice
 from verdictpack.evidence._table import ImportResult, Judgment, Origin
@@ -82,8 +82,11 @@ def read_inspect(
 def _parse(text: bytes, where: str, defects: Defects) -> Any:
     try:
         return load_data_json(text.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        defects.add(where, str(exc), "UTF-8 JSON")
+    except UnicodeDecodeError:
+        bad = not_utf8(defects.file, text)
+        defects.add(
+            bad.path if where == "$" else f"{where}: {bad.path}", bad.received, bad.expected
+        )
     except json.JSONDecodeError as exc:
         defects.add(where, f"line {exc.lineno}: {exc.msg}", "valid JSON")
     except DataJSONError as exc:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from verdictpack._errors import not_utf8
 from verdictpack.evidence._table import CSV_QUOTING, ImportResult, Judgment, Origin
 from verdictpack.evidence.importers._common import (
     Defects,
@@ -113,7 +114,9 @@ def read_mturk(
                 )
                 if made is not None:
                     judgments.append(made)
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+    except UnicodeDecodeError:
+        defects.add_defect(not_utf8(defects.file, raw))
+    except (OSError, csv.Error) as exc:
         defects.add("(file)", str(exc), "a readable UTF-8 CSV file")
     return ImportResult.from_judgments(judgments, defects.result())
 
