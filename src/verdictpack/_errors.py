@@ -91,17 +91,14 @@ def not_utf8(file: str, data: bytes) -> Defect:
     where = "line " + str(body.count(b"\n", 0, start) + 1)
     expected = "UTF-8 text"
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        expected += " (this file is UTF-16, as 'Unicode Text' is saved: save it as 'CSV UTF-8')"
+        expected += " (this file is UTF-16, as 'Unicode Text' is saved: save it as UTF-8"
     else:
         try:
             body.decode("cp1252")
         except UnicodeDecodeError:
-            pass
-        else:
-            expected += (
-                " (the bytes read as Windows-1252 or Latin-1 text: save the file as UTF-8, such as "
-                "a spreadsheet's 'CSV UTF-8')"
-            )
+            return Defect(file, where, f"byte 0x{body[start]:02X} at column {column}", expected)
+        expected += " (the bytes read as Windows-1252 or Latin-1 text: save the file as UTF-8"
+    expected += ", as a spreadsheet's 'CSV UTF-8' does)" if file.endswith(".csv") else ")"
     return Defect(file, where, f"byte 0x{body[start]:02X} at column {column}", expected)
 
 

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from conftest import load_example
 from verdictpack._cli import main
+from verdictpack._errors import ConfigError, format_value
 from verdictpack.config._compiler import (
     MAX_CONFIG_BYTES,
     MAX_DEPTH,
@@ -30,6 +31,7 @@ from verdictpack.config._compiler import (
     ConstructSpec,
     load_source,
 )
+from verdictpack.config._loader import decode_config_at
 
 # every defect line: FILE: PATH: received VALUE; expected WHAT
 SHAPE = re.compile(r"^(?P<file>.+?): (?P<path>\$\S*): received (?P<received>.+?); expected .+$")
@@ -202,6 +204,32 @@ def test_negative_zero_reads_as_zero_and_gives_the_same_bytes(tmp_path: Path) ->
     assert prov[0]["config_jcs_sha256"] == prov[1]["config_jcs_sha256"]
     assert prov[0]["seed_commitment"] == prov[1]["seed_commitment"]
     assert prov[0]["config_sha256"] != prov[1]["config_sha256"]  # the bytes do differ
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_byte_order_mark_is_not_content_and_utf16_is_named(tmp_path: Path, suffix) -> None:
+    """Notepad saves UTF-8 with a byte-order mark: the config reads as without it (one value,
+    one canonical hash); a UTF-16 config is refused naming the encoding, its line and byte."""
+    text = json.dumps(load_example("sizing_summarization.json"), indent=2)
+    plain, marked = tmp_path / f"plain{suffix}", tmp_path / f"marked{suffix}"
+    plain.write_bytes(text.encode())
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load_source(marked).json() == load_source(plain).json()
+    if suffix == ".json":  # and the self-audit's own reader agrees
+        out = tmp_path / "out"
+        assert main([str(marked), "--out", str(out), "--quiet"]) == 0
+        assert main(["audit", str(out), "--config", str(marked)]) == 0
+    with pytest.raises(ConfigError) as err:
+        decode_config_at(text.encode("utf-16"), f"c{suffix}")
+    (d,) = err.value.defects
+    syntax = "YAML" if suffix == ".yaml" else "JSON"
+    assert d.expected == f"UTF-8 encoded {syntax} (this file is UTF-16, as 'Unicode Text' is " + (
+        "saved: save it as UTF-8)"
+    )
+    assert format_value(d.received) == "byte 0xFF at column 1 of line 1"
+    with pytest.raises(ConfigError) as err:
+        decode_config_at(b'{\n  "kind":\n "\xe9t\xe9"}', f"c{suffix}")
+    assert "byte 0xE9 at column 3 of line 3" in str(err.value)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")

@@ -111,3 +111,11 @@ def test_cli_exit_codes(
     assert "AUDIT FAIL" in out and "$.arms[0].sizes[0].n" in out
     assert main(["audit", str(tmp_path / "missing")]) == 2
     assert main(["audit"]) == 2
+    # a folder verdictpack never wrote is refused as such; one missing only results.json fails
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("x")
+    capsys.readouterr()
+    assert main(["audit", str(tmp_path / "mine")]) == 2
+    assert "neither results.json nor .verdictpack-output.json" in capsys.readouterr().err
+    (run / "results.json").unlink()
+    assert main(["audit", str(run)]) == 1

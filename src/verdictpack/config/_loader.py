@@ -24,7 +24,7 @@ from dataclasses import field as _field
 from pathlib import Path
 from typing import Any
 
-from verdictpack._errors import MISSING, ConfigError, Defect
+from verdictpack._errors import MISSING, ConfigError, Defect, not_utf8
 from verdictpack.config._strict import (
     MAX_CONFIG_BYTES,
     MAX_DEPTH,
@@ -315,9 +315,11 @@ def decode_config_at(
         return ConfigError([Defect(display, "$", _Raw(received), expected)])
 
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark (as Notepad saves) is not content
     except UnicodeDecodeError:
-        raise refuse(f"UTF-8 encoded {syntax}", "(undecodable bytes)") from None
+        bad = not_utf8(display, data)
+        expected = bad.expected.replace("UTF-8 text", f"UTF-8 encoded {syntax}", 1)
+        raise refuse(expected, f"{bad.received} of {bad.path}") from None
     if syntax == "YAML":
         return decode_yaml(text, display, want)
     offsets: dict[Loc, int] = {}

@@ -88,7 +88,7 @@ from verdictpack.verify._findings import (
     _Auditor,
     _load_json,
 )
-from verdictpack.verify._inputs import _audit_marker
+from verdictpack.verify._inputs import MARKER, _audit_marker
 from verdictpack.verify._kinds import _audit_construct, _audit_figures, _audit_sizing
 from verdictpack.verify._kinds_engine import _audit_engine
 from verdictpack.verify._kinds_oc import _audit_battery, _audit_judges, _audit_verdict
@@ -272,6 +272,12 @@ def audit_runs(
     for d in run_dirs:
         if not Path(d).is_dir():
             raise UsageError(f"verdictpack audit: {d}: expected an output folder; not found")
+        if not any((Path(d) / name).exists() for name in ("results.json", MARKER)):
+            # neither file verdictpack writes first: not an output folder (a tampered one fails)
+            raise UsageError(
+                f"verdictpack audit: {d}: expected an output folder verdictpack wrote; it has "
+                f"neither results.json nor {MARKER}"
+            )
     dirs = [Path(d) for d in run_dirs]
     paired = _pair_configs(dirs, [Path(c) for c in configs])
     return [audit_run(d, paired.get(i), rerender) for i, d in enumerate(dirs)]

@@ -239,7 +239,9 @@ YAML_SUFFIXES = (".yaml", ".yml")
 def load_config_bytes(raw: bytes, name: str) -> Any:
     """A config file's value, read by its suffix: YAML (``.yaml`` / ``.yml``) with PyYAML's safe
     loader, directly (verify never imports config/, the code under audit: the loader there only
-    accepts YAML that the safe loader reads into the same value), else strict JSON."""
+    accepts YAML that the safe loader reads into the same value), else strict JSON. A leading
+    byte-order mark is not content (the config loader drops it too)."""
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
     if name.lower().endswith(YAML_SUFFIXES):
         import yaml
 
