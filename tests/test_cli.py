@@ -118,6 +118,19 @@ def test_usage_errors(capsys) -> None:
     assert "Traceback" not in capsys.readouterr().err
 
 
+def test_a_word_before_the_config_is_named_neither_command_nor_file(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(SIZING), "--out", "out"]) == 2
+    err = capsys.readouterr().err
+    assert "'run' is neither a command (schema, validate" in err
+    assert "verdictpack CONFIG --out FOLDER" in err and not (tmp_path / "out").exists()
+    # a config file whose name is a plain word still runs
+    (tmp_path / "run").write_bytes(SIZING.read_bytes())
+    assert main(["run", "--out", "out", "--quiet"]) == 0
+
+
 def test_schema_prints_json_schema(capsys) -> None:
     assert main(["schema", "sizing"]) == 0
     schema = json.loads(capsys.readouterr().out)

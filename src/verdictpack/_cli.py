@@ -542,6 +542,13 @@ def _dispatch(argv: Sequence[str]) -> int:
         if argv[0] == "seal-test":
             return int(module.cli(list(argv[1:])))
         return int(module.cli(list(argv[1:]), rerender=rerender))
+    word = argv[0] if argv else ""
+    if len(argv) > 1 and word.isidentifier() and not os.path.lexists(word):
+        # "verdictpack run cfg.json": a word that is neither a command nor a file is named as such
+        raise UsageError(
+            f"{word!r} is neither a command ({', '.join(SUBCOMMANDS)}) nor a config file; a config "
+            "runs as: verdictpack CONFIG --out FOLDER"
+        )
     args = _run_parser().parse_args(argv)
     if args.plan or args.sheets:
         return _plan(args.config, args.sheets)
