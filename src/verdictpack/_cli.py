@@ -400,19 +400,14 @@ def _unwritable(out: str, exc: OSError) -> Exception:
 
 
 def _plan(config: str, sheets: str | None) -> int:
-    from verdictpack.config._compiler import load_source
+    from verdictpack.kinds._plan_sheets import read_sheets
     from verdictpack.kinds._study_live import plan_study
     from verdictpack.render._study import render_plan
 
     source, kind, parsed = _parsed(config)
     if kind != "study":
         raise UsageError("--plan: expected a study config (kind study)")
-    data = None
-    if sheets is not None:
-        block = load_source(sheets).json()
-        if not isinstance(block, dict):
-            raise UsageError(f"--sheets {sheets}: expected a fitted_panel.json object")
-        data = block
+    data = None if sheets is None else read_sheets(sheets)
     sys.stdout.write(render_plan(plan_study(parsed, source, data)))
     return 0
 

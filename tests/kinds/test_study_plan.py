@@ -117,6 +117,54 @@ def test_plan_takes_the_fitted_human_rate_with_fitted_sheets(tmp_path: Path, cap
     assert "carry no fitted human rate" in out and "human rate 0.5000" in out
 
 
+_SHEET = {"name": "judge-a", "baseline_rate": 0.5}
+_BOTH = [_SHEET, {**_SHEET, "name": "judge-b"}]
+
+
+@pytest.mark.parametrize(
+    ("sheets", "where", "expected"),
+    [
+        ([], "$", "a JSON object"),
+        ({"panel": 5}, "$.panel", "a JSON object"),
+        ({"judges": _BOTH}, "$.panel", "this required field"),
+        ({"panel": {"judges": [1]}}, "$.panel.judges[0]", "a JSON object"),
+        ({"panel": {"judges": [{"name": "judge-a"}]}}, "$.panel.judges[0].baseline_rate", ""),
+        (
+            {"panel": {"judges": [{**_SHEET, "baseline_rate": "0.5"}, _BOTH[1]]}},
+            "$.panel.judges[0].baseline_rate",
+            "a valid number",
+        ),
+        ({"panel": {"judges": [_SHEET, _SHEET]}}, "$.panel.judges[1].name", "used once"),
+        ({"panel": {"judges": _BOTH}, "human_icc": {"icc": "a"}}, "$.human_icc.icc", ""),
+        ({"panel": {"judges": _BOTH}, "human_rate": 1.0}, "$.human_rate", "less than 1"),
+        # a correlation the simulator cannot build, named where it is
+        (
+            {"panel": {"latent_correlation": -0.9, "judges": _BOTH}},
+            "$.panel.latent_correlation",
+            "positive semi-definite",
+        ),
+    ],
+)
+def test_a_sheets_file_that_is_not_a_fitted_panel_is_refused_by_path(
+    tmp_path: Path, capsys, sheets, where: str, expected: str
+) -> None:
+    """A hand-edited or wrong --sheets file is refused like a config (exit 2, its JSON path and
+    line), never an internal error."""
+    study = _live(tmp_path)
+    path = tmp_path / "fitted_panel.json"
+    path.write_text(json.dumps(sheets))
+    assert main([str(study), "--plan", "--sheets", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: {where}: received " in err and expected in err
+    assert "Traceback" not in err and "internal error" not in err and "_Panel" not in err
+
+
+def test_a_missing_sheets_file_is_named_as_a_fitted_panel(tmp_path: Path, capsys) -> None:
+    study = _live(tmp_path)
+    assert main([str(study), "--plan", "--sheets", str(tmp_path / "nope.json")]) == 2
+    assert "expected an existing fitted_panel.json" in capsys.readouterr().err
+
+
 def test_plan_compares_humans_per_root_and_names_the_field_to_set(tmp_path: Path, capsys) -> None:
     """A fitted ICC_H of 0.6 and a human budget: one human per root is chosen over today's two,
     the saving printed with its MCSE, and the config field that takes it exists; a negative fit

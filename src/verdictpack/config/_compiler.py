@@ -391,6 +391,8 @@ def _expected_from_error(err: Mapping[str, Any], model: type[BaseModel]) -> str:
     kind = err["type"]
     if kind == "missing":
         return "this required field (nothing is guessed)"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return "a JSON object (in YAML: a mapping of keys)"  # never a class's name
     if kind == "extra_forbidden":
         allowed = _allowed_keys(model, tuple(err["loc"][:-1]))
         return "no such key (unknown keys are refused; allowed here: " + ", ".join(allowed) + ")"

@@ -19,7 +19,14 @@ from verdictpack.config._blocks import PanelSpec
 from verdictpack.config._compiler import CrossRule, Found
 from verdictpack.simulate._judges import JudgeSheet, Panel
 
-__all__ = ["JudgeRow", "PanelSummary", "build_panel", "panel_rules", "summarize_panel"]
+__all__ = [
+    "JudgeRow",
+    "PanelSummary",
+    "build_panel",
+    "panel_check",
+    "panel_rules",
+    "summarize_panel",
+]
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,7 @@ def build_panel(spec: PanelSpec) -> Panel:
 _SHEET_PARAMS = {"baseline_rate", "lean_h", "noise", "position_bias", "cost_per_judgment"}
 
 
-def _panel_check(spec: PanelSpec) -> Iterable[Found]:
+def panel_check(spec: PanelSpec) -> Iterable[Found]:
     """The validated panel (names already unique: its model's rule) built through the model."""
     try:
         build_panel(spec)
@@ -79,4 +86,4 @@ def _panel_check(spec: PanelSpec) -> Iterable[Found]:
 def panel_rules(*locations: tuple[str | int, ...]) -> list[CrossRule]:
     """Cross rules building each panel found at ``locations`` (a panel, or a list of panels)
     through the generative model, from the panel the schema built."""
-    return [CrossRule(at=loc, check=_panel_check) for loc in locations]
+    return [CrossRule(at=loc, check=panel_check) for loc in locations]
