@@ -115,6 +115,10 @@ def test_usage_errors(capsys) -> None:
     assert main([]) == 2
     assert main(["schema", "nope"]) == 2
     assert main([str(SIZING), "--workers", "0"]) == 2
+    assert main([str(SIZING), "--scheduler", "tcp://127.0.0.1:9"]) == 2  # ignored otherwise
+    assert "expected with --executor dask" in capsys.readouterr().err
+    assert main([str(SIZING), "--executor", "dask"]) == 2
+    assert "expected --scheduler ADDRESS" in capsys.readouterr().err
     assert "Traceback" not in capsys.readouterr().err
 
 

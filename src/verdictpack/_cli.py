@@ -306,6 +306,8 @@ def _run(
         raise UsageError(f"--workers: expected an integer >= 1; received {workers}")
     if executor == "dask" and not scheduler:
         raise UsageError("--executor dask: expected --scheduler ADDRESS; received none")
+    if scheduler and executor != "dask":  # an option that would be ignored is refused
+        raise UsageError(f"--scheduler {scheduler}: expected with --executor dask; received none")
     source, kind, parsed = _parsed(config)
     options = RunOptions(workers=workers, executor=executor, scheduler=scheduler, progress=progress)
     if kind == "study":
