@@ -116,6 +116,8 @@ def test_cli_exit_codes(
     (tmp_path / "mine" / "notes.txt").write_text("x")
     capsys.readouterr()
     assert main(["audit", str(tmp_path / "mine")]) == 2
-    assert "neither results.json nor .verdictpack-output.json" in capsys.readouterr().err
+    assert "no results.json, .verdictpack-output.json or .verdictpack-live.json" in (
+        capsys.readouterr().err
+    )
     (run / "results.json").unlink()
     assert main(["audit", str(run)]) == 1

@@ -93,7 +93,7 @@ from verdictpack.verify._kinds import _audit_construct, _audit_figures, _audit_s
 from verdictpack.verify._kinds_engine import _audit_engine
 from verdictpack.verify._kinds_oc import _audit_battery, _audit_judges, _audit_verdict
 from verdictpack.verify._kinds_study import _audit_study
-from verdictpack.verify._ledger_audit import audit_ledger, is_live_folder
+from verdictpack.verify._ledger_audit import LIVE_MARKER_NAME, audit_ledger, is_live_folder
 from verdictpack.verify._provenance_checks import _audit_provenance
 from verdictpack.verify._worlds import _audit_worlds
 
@@ -272,11 +272,11 @@ def audit_runs(
     for d in run_dirs:
         if not Path(d).is_dir():
             raise UsageError(f"verdictpack audit: {d}: expected an output folder; not found")
-        if not any((Path(d) / name).exists() for name in ("results.json", MARKER)):
-            # neither file verdictpack writes first: not an output folder (a tampered one fails)
+        if not any((Path(d) / f).exists() for f in ("results.json", MARKER, LIVE_MARKER_NAME)):
+            # no file verdictpack writes first: not an output folder (a tampered one fails)
             raise UsageError(
                 f"verdictpack audit: {d}: expected an output folder verdictpack wrote; it has "
-                f"neither results.json nor {MARKER}"
+                f"no results.json, {MARKER} or {LIVE_MARKER_NAME}"
             )
     dirs = [Path(d) for d in run_dirs]
     paired = _pair_configs(dirs, [Path(c) for c in configs])
