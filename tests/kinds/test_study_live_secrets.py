@@ -5,6 +5,7 @@ stdout or stderr, with or without ``--debug``."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -74,4 +75,29 @@ def test_credentials_in_base_url_are_refused_by_name(
         err = capsys.readouterr().err
         assert "$.panel.judges[0].endpoint.base_url" in err and "api_key_env" in err
         assert "secret" not in err and "***@" in err
+    assert not out.exists()
+
+
+def test_a_key_pasted_as_api_key_env_is_refused_and_never_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """api_key_env names a variable; a key pasted there would be echoed in the refusal and
+    stored with the study. It is refused by name with its length only, with and without
+    --debug, and nothing is written."""
+    study, _ = live_study(tmp_path / "run", "http://127.0.0.1:9/v1", roots=12, cap=12)
+    config = json.loads(study.read_text())
+    config["panel"]["judges"][0]["endpoint"]["api_key_env"] = KEY
+    study.write_text(json.dumps(config))
+    out = tmp_path / "out"
+    for argv in (
+        ["validate", str(study)],
+        [str(study), "--out", str(out), "--quiet"],
+        [str(study), "--out", str(out), "--debug"],
+        [str(study), "--plan"],
+    ):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert "$.panel.judges[0].endpoint.api_key_env" in captured.err
+        assert f"({len(KEY)} characters, not shown)" in captured.err
+        assert _leaks(captured.out) == [] and _leaks(captured.err) == []
     assert not out.exists()

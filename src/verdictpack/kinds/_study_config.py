@@ -8,6 +8,7 @@ before any data. See :mod:`verdictpack.kinds._study` for the run.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
@@ -133,6 +134,9 @@ class RetriesSpec(StrictModel):
     )
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class EndpointSpec(StrictModel):
     """A judge asked live over an OpenAI-compatible endpoint."""
 
@@ -182,6 +186,20 @@ class EndpointSpec(StrictModel):
         default_factory=RetriesSpec,
         description="retries of transient failures: attempts and backoff",
     )
+
+    @field_validator("api_key_env", mode="before")
+    @classmethod
+    def _a_variable_name(cls, value: Any) -> Any:
+        # a key pasted where its variable's name goes would be echoed and stored: refused masked
+        if isinstance(value, str) and value and not _ENV_NAME.fullmatch(value):
+            raise PydanticCustomError(
+                "env_name",
+                "the name of an environment variable (letters, digits and '_', not starting "
+                "with a digit), such as OPENAI_API_KEY: never the key itself, which is not "
+                "shown here",
+                {"shown": f"({len(value)} characters, not shown)"},
+            )
+        return value
 
     @field_validator("base_url", mode="before")
     @classmethod
