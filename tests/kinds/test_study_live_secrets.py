@@ -101,3 +101,26 @@ def test_a_key_pasted_as_api_key_env_is_refused_and_never_shown(
         assert f"({len(KEY)} characters, not shown)" in captured.err
         assert _leaks(captured.out) == [] and _leaks(captured.err) == []
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("base_url", "shown", "expected"),
+    [
+        (f"http://127.0.0.1:9/v1?key={KEY}", '"http://127.0.0.1:9/v1?***"', "without a query"),
+        (f"http://127.0.0.1:9/v1#{KEY}", '"http://127.0.0.1:9/v1#***"', "without a query"),
+        ("http://127.0.0.1:9/v1/chat/completions", "/v1/chat/completions", "without /chat/"),
+    ],
+)
+def test_a_base_url_the_run_cannot_call_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], base_url: str, shown: str, expected: str
+) -> None:
+    """validate refuses what the run would refuse, before a ledger stores the URL; a query or
+    fragment (where a key may ride) is never shown."""
+    study, _ = live_study(tmp_path / "run", base_url, roots=12, cap=12)
+    out = tmp_path / "out"
+    for argv in (["validate", str(study)], [str(study), "--out", str(out), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "$.panel.judges[0].endpoint.base_url" in err and expected in err
+        assert shown in err and _leaks(err) == []
+    assert not out.exists()

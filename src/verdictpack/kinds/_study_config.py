@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from verdictpack._errors import InputError
 from verdictpack.config._blocks import (
     MAX_COST,
     MAX_ROOTS,
@@ -32,6 +33,7 @@ from verdictpack.config._compiler import (
 )
 from verdictpack.config._refusals import MAX_SEED, SEED_TEXT
 from verdictpack.core._adaptive import BETS, Bets
+from verdictpack.evidence.live._profiles import chat_url
 from verdictpack.kinds._study_files import JudgmentFileSpec, RelPath, Text
 
 # ----------------------------------------------------------------------------------------------
@@ -203,23 +205,33 @@ class EndpointSpec(StrictModel):
 
     @field_validator("base_url", mode="before")
     @classmethod
-    def _no_credentials(cls, value: Any) -> Any:
-        # issue 22 row 16: user info in the URL would be stored in the ledger's manifest
-        if isinstance(value, str):
-            scheme, sep, rest = value.partition("://")
-            if not sep:
-                scheme, rest = "", value
-            authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
-            if "@" in authority:
-                # the refusal shows the URL with its user info masked: never the credential
-                shown = f"{scheme}{sep}***@{rest.split('@', 1)[1] if '@' in rest else ''}"
-                raise PydanticCustomError(
-                    "url_credentials",
-                    "a URL without credentials (no 'user:password@' or 'user@' before the host: "
-                    "it would be stored with the study); put the key in an environment variable "
-                    "and name that variable in api_key_env",
-                    {"shown": shown},
-                )
+    def _a_base_url(cls, value: Any) -> Any:
+        """The URL the run will call, checked before anything is written (the ledger's manifest
+        stores it): user info refused (issue 22 row 16), and what ``chat_url`` refuses (a query
+        or fragment, another scheme, /chat/completions doubled) refused here, never echoed."""
+        if not isinstance(value, str):
+            return value
+        scheme, sep, rest = value.partition("://")
+        if not sep:
+            scheme, rest = "", value
+        authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+        if "@" in authority:
+            # the refusal shows the URL with its user info masked: never the credential
+            shown = f"{scheme}{sep}***@{rest.split('@', 1)[1] if '@' in rest else ''}"
+            raise PydanticCustomError(
+                "url_credentials",
+                "a URL without credentials (no 'user:password@' or 'user@' before the host: "
+                "it would be stored with the study); put the key in an environment variable "
+                "and name that variable in api_key_env",
+                {"shown": shown},
+            )
+        try:
+            chat_url(value)
+        except InputError as exc:
+            # a query or fragment may carry a key ('?key=...'): shown masked
+            cut = min((i for i in (value.find("?"), value.find("#")) if i >= 0), default=-1)
+            shown = value if cut < 0 else value[:cut] + value[cut] + "***"
+            raise PydanticCustomError("base_url", exc.allowed, {"shown": shown}) from None
         return value
 
 
