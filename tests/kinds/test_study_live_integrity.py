@@ -348,3 +348,30 @@ def test_an_emptied_ledger_of_a_begun_study_is_refused_never_restarted(
         assert str(ledger) in err and "empty (0 bytes)" in err and "Traceback" not in err
     # nothing written: the ledger still empty, no file added or grown
     assert {p.name: p.stat().st_size for p in folder.iterdir()} == before
+
+
+@pytest.mark.parametrize("how", ["deleted", "a folder in its place"])
+def test_a_lost_ledger_of_a_study_with_a_report_is_refused_and_none_is_made(
+    studies: dict[str, Any], tmp_path: Path, how: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ledger deleted while the report records its chain is refused as missing (before: a new
+    ledger was made, then refused for its chain); a folder where the ledger goes is named."""
+    study, original = studies["verdict"]
+    folder = tmp_path / "out"
+    shutil.copytree(original, folder)
+    ledger = folder / "ledger.sqlite"
+    ledger.unlink()
+    if how != "deleted":
+        ledger.mkdir()
+    before = sorted(p.name for p in folder.rglob("*"))
+    capsys.readouterr()
+    for argv in (["status", str(folder)], [str(study), "--out", str(folder), "--quiet"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        said = (
+            "missing from a live study's folder whose report records"
+            if how == "deleted"
+            else ("a folder, not a ledger file")
+        )
+        assert f"ledger {ledger}: {said}" in err and "Traceback" not in err
+    assert sorted(p.name for p in folder.rglob("*")) == before  # no ledger made

@@ -22,8 +22,8 @@
    link), outside the ledger: resume and ``status`` refuse a ledger whose chain does not hold
    that link at that place (rows deleted from its end with their links, or the chain rewritten
    whole; a ledger grown since, by a run killed after its report, is taken up). A study begun
-   (its marker there before this run) whose ledger.sqlite is empty (0 bytes) is refused too,
-   never started afresh over it.
+   (its marker there before this run) whose ledger.sqlite is empty (0 bytes), or missing while
+   its report records the chain, is refused too, never started afresh over it.
 
 A human judgment added to the files between runs is taken up when its root is committed; a root
 already committed keeps the values it was committed with (the ledger's).
@@ -270,7 +270,9 @@ def run_live_study(
         # ordinary text and is not guarded (no real provider issues one)
         secrets = [x for v in headers for x in (v, v.split(" ", 1)[-1]) if len(x) >= 8]
         anchor = recorded_chain(folder.path)
-        _refuse_empty_ledger(folder.ledger, begun=not folder.fresh or anchor is not None)
+        _refuse_lost_ledger(
+            folder.ledger, begun=not folder.fresh or anchor is not None, anchor=anchor
+        )
         ledger = Ledger.open(folder.ledger, man, secrets=secrets)
         try:
             check_chain(ledger, anchor)
@@ -475,14 +477,26 @@ def check_chain(ledger: Ledger, anchor: tuple[int, str] | None) -> None:
     )
 
 
-def _refuse_empty_ledger(path: Path, *, begun: bool) -> None:
-    """A study begun (its marker or report there before this run) never starts afresh over an
-    empty (0-byte) ledger.sqlite: emptied or truncated, its paid evidence is gone."""
+def _refuse_lost_ledger(path: Path, *, begun: bool, anchor: tuple[int, str] | None) -> None:
+    """A study begun (its marker or report there before this run) never starts afresh over a
+    lost ledger.sqlite: emptied (0 bytes), or gone while the report records its chain (a ledger
+    missing with no report is a start killed before its ledger was made: taken up afresh). A
+    folder in the ledger's place is refused by name."""
+    lost = (
+        "refused: its evidence is gone (never started afresh over it). Restore the ledger "
+        "from a backup, or start the study afresh in a new folder"
+    )
+    if path.is_dir():
+        raise LedgerError(f"ledger {path}: a folder, not a ledger file; refused")
     if begun and path.is_file() and not path.is_symlink() and path.stat().st_size == 0:
         raise LedgerError(
             f"ledger {path}: empty (0 bytes) in a live study's folder whose marker says the "
-            "study was begun; refused: its evidence is gone (never started afresh over it). "
-            "Restore the ledger from a backup, or start the study afresh in a new folder"
+            f"study was begun; {lost}"
+        )
+    if anchor is not None and not os.path.lexists(path):
+        raise LedgerError(
+            f"ledger {path}: missing from a live study's folder whose report records "
+            f"{anchor[0]:,} links of its hash chain; {lost}"
         )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from verdictpack._errors import UsageError
 from verdictpack.evidence._ledger import Ledger
 from verdictpack.evidence._live_folder import LEDGER_NAME, LIVE_MARKER, run_active
-from verdictpack.kinds._study_live import _refuse_empty_ledger, check_chain, recorded_chain
+from verdictpack.kinds._study_live import _refuse_lost_ledger, check_chain, recorded_chain
 
 __all__ = ["status_lines"]
 
@@ -32,7 +32,7 @@ def status_lines(out: str | Path) -> list[str]:
             f"verdictpack status {out}: expected a live study's folder (no {LIVE_MARKER})"
         )
     anchor = recorded_chain(folder)
-    _refuse_empty_ledger(folder / LEDGER_NAME, begun=True)
+    _refuse_lost_ledger(folder / LEDGER_NAME, begun=True, anchor=anchor)
     active = run_active(folder)
     ledger = Ledger.open_readonly(folder / LEDGER_NAME)
     try:
