@@ -313,8 +313,8 @@ def _read_text(path: Path, out: _Collector, given: bytes | None = None) -> str |
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        defect = not_utf8(out.file, data)
-        out.items.append((int(defect.path.removeprefix("line ")), defect))
+        # the file's only defect (nothing is read past it): sorts first, its line in its path
+        out.items.append((0, not_utf8(out.file, data)))
         return None
 
 
