@@ -375,3 +375,37 @@ def test_a_lost_ledger_of_a_study_with_a_report_is_refused_and_none_is_made(
         )
         assert f"ledger {ledger}: {said}" in err and "Traceback" not in err
     assert sorted(p.name for p in folder.rglob("*")) == before  # no ledger made
+
+
+MARKERS = {
+    "garbage": b"not json at all\n",
+    "another manifest": None,  # the marker of another study: one hex digit changed
+    "not ours": b'{"format": 1, "manifest": "x", "written_by": "someone"}\n',
+}
+
+
+@pytest.mark.parametrize("marker", sorted(MARKERS))
+def test_a_replaced_marker_fails_the_audit(
+    studies: dict[str, Any], tmp_path: Path, marker: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The audit reads the folder's marker, not only its existence: garbage, another study's
+    manifest or a marker verdictpack never writes fails by name (before: AUDIT PASS)."""
+    _, original = studies["verdict"]
+    folder = tmp_path / "out"
+    shutil.copytree(original, folder)
+    path = folder / LIVE_MARKER
+    data = MARKERS[marker]
+    if data is None:
+        held = json.loads(path.read_text())
+        last = held["manifest"][-1]
+        held["manifest"] = held["manifest"][:-1] + ("0" if last != "0" else "1")
+        data = json.dumps(held, sort_keys=True, indent=2).encode() + b"\n"
+    path.write_bytes(data)
+    capsys.readouterr()
+    assert main(["audit", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL {LIVE_MARKER}" in out, out
+    # the untampered copy passes, its marker checked
+    shutil.copy(original / LIVE_MARKER, path)
+    assert main(["audit", "--verbose", str(folder)]) == 0
+    assert "naming the ledger's manifest" in capsys.readouterr().out

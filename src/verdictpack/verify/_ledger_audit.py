@@ -19,6 +19,10 @@ read read-only with the stdlib :mod:`sqlite3`, and
   M_i and H_i are rebuilt from the ledger's answers plus the file judgments and human judgments
   of ``report/judgments.csv`` (half units, an unknown answer or a missing cell 0 below and 2
   above); the registered verdict and the last run's stop are those of ``report/results.json``.
+* **the folder's marker**: ``.verdictpack-live.json`` is the marker verdictpack writes
+  (``{"format": 1, "manifest": HASH, "written_by": "verdictpack"}``) and names the ledger's
+  manifest: HASH is the ``hash`` of the ledger's one ``manifest`` row, itself the SHA-256 of that
+  row's ``json`` (resume reads the marker to tell this study from another).
 * **the chain's anchor**: ``report/provenance.json`` ``$.settings.ledger_chain`` records the
   chain's length and last link as the run that wrote the report left it; the ledger's chain
   holds that link at that place (grown since: fine; shorter or different: rows were deleted
@@ -155,6 +159,7 @@ def audit_ledger(A: _Auditor, folder: Path, res: dict[str, Any]) -> None:
         )
         for where, what in problems:
             A.record(False, where, f"{what}: {_ALTERED}", "the row as chained", "altered")
+        _audit_marker(A, db, folder / LIVE_MARKER_NAME)
         if problems:
             A.unverified(
                 "ledger.sqlite",
@@ -168,6 +173,31 @@ def audit_ledger(A: _Auditor, folder: Path, res: dict[str, Any]) -> None:
         A.true(str(path), "a readable ledger", False, "readable", f"{type(exc).__name__}: {exc}")
     finally:
         db.close()
+
+
+def _audit_marker(A: _Auditor, db: sqlite3.Connection, path: Path) -> None:
+    """The folder's marker: verdictpack's, naming the ledger's manifest (module docstring)."""
+    rows = db.execute("SELECT hash, json FROM manifest").fetchall()
+    held = rows[0][0] if len(rows) == 1 else None
+    A.true(
+        "ledger.sqlite table manifest",
+        "one manifest, its hash the SHA-256 of its JSON",
+        held is not None and hashlib.sha256(str(rows[0][1]).encode()).hexdigest() == held,
+        "one row, hash = SHA-256(json)",
+        f"{len(rows)} rows" if held is None else f"hash {str(held)[:16]}…",
+    )
+    try:
+        marker = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        A.true(LIVE_MARKER_NAME, "verdictpack's marker (JSON)", False, "JSON", type(exc).__name__)
+        return
+    expected = {"format": 1, "manifest": held, "written_by": "verdictpack"}
+    A.eq(
+        LIVE_MARKER_NAME,
+        "verdictpack's marker, naming the ledger's manifest",
+        expected,
+        marker,
+    )
 
 
 def _audit_anchor(A: _Auditor, db: sqlite3.Connection, path: Path) -> None:
