@@ -109,7 +109,7 @@ def test_malformed_dropped_and_stalled_calls_count_and_the_budget_is_a_hard_cap(
     the budget (old main: cut-off answers at the flat fee, drops and timeouts at 0)."""
     probe, _ = live_study(tmp_path / "probe", "http://127.0.0.1:9/v1")
     faults = Faults(malformed=0.2, drop=0.15, stall=0.05, stall_seconds=1.0, max_delay=0.01)
-    budget = 1.5
+    budget = 3.0  # a worst case a call is about 0.17: tens of calls
     with serve(server_config(probe, faults=faults)) as url:
         study, config = live_study(tmp_path / "run", url, concurrency=3)
         config["budget"] = {"judges": budget}
@@ -128,6 +128,69 @@ def test_malformed_dropped_and_stalled_calls_count_and_the_budget_is_a_hard_cap(
     assert _bill(counts) <= spend <= budget
     # a hard cap, not a soft one: the run went as far as the budget allowed
     assert spend > budget / 2
+
+
+def test_the_budget_holds_for_a_prompt_in_chinese_billed_a_token_a_byte(tmp_path: Path) -> None:
+    """A prompt of 3-byte characters billed as a byte-fallback tokenizer behind a chat template
+    bills it (a token per UTF-8 byte, 16 a message, 64 a request: the most the budget's bound
+    allows): the run still stops within its budget, having gone more than half way (before: a
+    prompt's worst case was a token per 3 characters, a ninth of what such a server bills, and
+    the calls in flight at the cap carried the spend past it)."""
+    probe, _ = live_study(tmp_path / "probe", "http://127.0.0.1:9/v1")
+    budget = 0.15
+    with serve(server_config(probe, billing="bytes")) as url:
+        spend, counts, outcome = _chinese_study(tmp_path, url, budget)
+    assert outcome.stop == "budget", outcome
+    assert counts["billed"] >= 20, counts
+    assert _bill_input(counts) <= spend + 1e-12, (counts, spend)
+    assert spend <= budget, f"the spend {spend} passed the budget {budget}"
+    assert spend > budget / 2
+
+
+# about 900 characters of Chinese: 2,700 bytes, 300 characters by the old count
+SYSTEM_ZH = "你是一位认真、公正的评审员。请比较两个回答，只用一个标签作答。" * 30
+PRICE_INPUT = {"per_million_input": 1.0, "per_million_output": 0.0, "per_call": 0.0}
+
+
+def _bill_input(counts: dict[str, int]) -> float:
+    return counts.get("billed_prompt_tokens", 0) * PRICE_INPUT["per_million_input"] / 1e6
+
+
+def _chinese_study(
+    tmp_path: Path, url: Any, budget: float, name: str = "run"
+) -> tuple[float, dict[str, int], Any]:
+    """The tiny live study with a Chinese system prompt and input-priced judges, run (or
+    resumed) within ``budget``: (its spend, the server's counts, the run's outcome)."""
+    study, config = live_study(tmp_path / name, url, concurrency=3)
+    config["budget"] = {"judges": budget}
+    for judge in config["panel"]["judges"]:
+        judge["endpoint"]["price"] = dict(PRICE_INPUT)
+        judge["endpoint"]["prompt"] = {"system": SYSTEM_ZH}
+    study.write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
+    source, _, cfg = _parsed(str(study))
+    out = tmp_path / "out"
+    _, outcome = run_live_study(cfg, source, out)
+    return _spend(out), url.counts(), outcome
+
+
+def test_a_server_billing_above_the_bound_scales_its_judges_worst_cases(tmp_path: Path) -> None:
+    """A server billing three times the prompt's bound: the answers cost what it bills, and each
+    judge's later worst cases are scaled by the ratio seen, so the run stops within its budget;
+    resumed with headroom for two more calls, the ratio is read back from the ledger's answers
+    and the budget holds again (without it the first calls of the rerun would pass it)."""
+    probe, _ = live_study(tmp_path / "probe", "http://127.0.0.1:9/v1")
+    budget = 0.3
+    with serve(server_config(probe, billing="over")) as url:
+        spend, counts, outcome = _chinese_study(tmp_path, url, budget)
+        assert outcome.stop == "budget", outcome
+        assert _bill_input(counts) <= spend + 1e-12, (counts, spend)
+        assert budget / 2 < spend <= budget, spend
+        per_call = _bill_input(counts) / counts["billed"]
+        more = spend + 2.5 * per_call
+        spend2, counts2, outcome2 = _chinese_study(tmp_path, url, more, name="rerun")
+    assert outcome2.stop == "budget", outcome2
+    assert counts2["billed"] - counts["billed"] in (1, 2), (counts, counts2)
+    assert spend2 <= more, f"the spend {spend2} passed the raised budget {more}"
 
 
 def _kill_loop(tmp_path: Path, roots: int, kills: int, seed: int) -> None:

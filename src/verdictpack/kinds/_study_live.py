@@ -590,7 +590,7 @@ def plan_study(
     their ``cost_per_judgment``); nothing is sent."""
     from verdictpack._rng import stream
     from verdictpack.config._blocks import HumanSpec, PanelSpec, RoutesSpec
-    from verdictpack.evidence.live._prices import max_call_cost
+    from verdictpack.evidence.live._prices import max_call_cost, prompt_token_bound
     from verdictpack.evidence.live._prompts import render_messages
     from verdictpack.kinds._study_allocation import StudyPlanInputs, plan_humans, plan_icc
     from verdictpack.simulate._continuation import roots_to_go
@@ -606,7 +606,7 @@ def plan_study(
     call_costs: dict[str, float] = {}
     for j in judges:
         messages = render_messages(j.prompt, sample, "treatment_first") if sample else []
-        tokens = math.ceil(sum(len(m["content"]) for m in messages) / 3) + 16
+        tokens = prompt_token_bound(messages)
         call_costs[j.name] = max_call_cost(j.price, tokens, j.sampling.max_tokens)
     live_per_root = sum(call_costs.values()) * config.panel.trials * 2  # what budget.judges caps
     for spec in config.panel.judges:  # a judge read from files: its price per judgment

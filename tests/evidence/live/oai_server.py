@@ -52,7 +52,10 @@ rest, whatever label was sent (the first token is still the label sent, with its
 probability): a judge whose label probability and choices disagree (``rate=0`` with
 ``logprob_treatment=0.45`` always answers the null partner while giving the treatment's label
 0.45), or, with ``rate`` equal to it, a judge sampled at temperature 1 from those probabilities.
-``usage`` counts prompt characters / 4 and one completion token.
+``usage`` counts prompt characters / 4 and one completion token; with ``billing="bytes"`` the
+prompt counts as the most verdictpack's budget allows for: a token per UTF-8 byte of the
+messages' text, 16 a message and 64 a request (a byte-fallback tokenizer behind a chat template);
+``billing="over"`` three times that (a server billing above the bound).
 
 Faults, each with a configured probability (:class:`Faults`), drawn from SHA-256(seed, body,
 attempt) where ``attempt`` counts how often this exact body has arrived (1 for the first time):
@@ -168,12 +171,15 @@ class ServerConfig:
     lifetime: float = 600.0
     idle_timeout: float = 30.0
     log_answers: bool = False  # keep the log of answers (module docstring)
+    billing: str = "chars"  # "chars" (a token per 4 characters), "bytes" or "over" (docstring)
 
     def __post_init__(self) -> None:
         f = self.faults
         total = f.rate_limit + f.server_error + f.stall + f.drop + f.malformed
         if not 0 <= total <= 1:
             raise ValueError(f"fault probabilities must sum to at most 1; received {total}")
+        if self.billing not in ("chars", "bytes", "over"):
+            raise ValueError(f"billing: 'chars', 'bytes' or 'over'; received {self.billing!r}")
         if self.echo_key not in ECHO_MODES:
             raise ValueError(f"echo_key must be one of {ECHO_MODES}; received {self.echo_key!r}")
         if self.lifetime <= 0 or not math.isfinite(self.lifetime):
@@ -500,12 +506,20 @@ class _Server:
                 self._answers.append(logged)
         return 200, payload, ()
 
+    def _prompt_tokens(self, request: dict[str, Any]) -> int:
+        """The prompt tokens ``usage`` reports and the bill counts (module docstring)."""
+        messages = [m for m in request["messages"] if isinstance(m, dict)]
+        if self.config.billing in ("bytes", "over"):
+            text = sum(len(_content_text(m).encode("utf-8")) for m in messages)
+            bound = text + 16 * len(messages) + 64
+            return bound if self.config.billing == "bytes" else 3 * bound
+        return max(1, len("\n".join(_content_text(m) for m in messages)) // 4)
+
     def _bill(self, request: dict[str, Any]) -> None:
         """Count a generated answer on the bill, at the tokens its ``usage`` reports."""
-        text = "\n".join(_content_text(m) for m in request["messages"] if isinstance(m, dict))
         with self._lock:
             self._counts["billed"] += 1
-            self._counts["billed_prompt_tokens"] += max(1, len(text) // 4)
+            self._counts["billed_prompt_tokens"] += self._prompt_tokens(request)
             self._counts["billed_completion_tokens"] += 1
 
     def _fault(self, body: bytes) -> str | None:
@@ -618,9 +632,9 @@ class _Server:
             "system_fingerprint": "fp_verdictpack_test",
             "choices": [choice],
             "usage": {
-                "prompt_tokens": max(1, len(text) // 4),
+                "prompt_tokens": self._prompt_tokens(request),
                 "completion_tokens": 1,
-                "total_tokens": max(1, len(text) // 4) + 1,
+                "total_tokens": self._prompt_tokens(request) + 1,
             },
         }
         logged = {

@@ -39,7 +39,12 @@ The budget, a hard cap in those terms: before each call leaves (a retry included
 spend, plus the worst case of the calls whose sent record is not yet in it, plus this call's worst
 case must fit within the cap; otherwise nothing more is sent and the study stops INCONCLUSIVE at
 the budget once the calls in flight have landed (their answers are kept: paid evidence is never
-thrown away).
+thrown away). A call's worst case is its price at the prompt's bound and ``max_tokens``
+(:func:`~verdictpack.evidence.live._prices.prompt_token_bound`). A server that bills a call above
+it (more prompt tokens than the bound, more completion tokens than ``max_tokens``) is taken at its
+word -- the answer costs its ``usage`` -- and every later worst case of that judge is scaled by
+the largest ratio of billed cost to worst case seen, in this run or in the ledger's answers of an
+earlier one: the cap can then be passed only by the calls in flight when the excess was first seen.
 """
 
 from __future__ import annotations
@@ -48,7 +53,6 @@ import asyncio
 import concurrent.futures
 import gc
 import hashlib
-import math
 import random
 import re
 import time
@@ -62,7 +66,12 @@ from verdictpack.evidence._choice import ORDERS
 from verdictpack.evidence._ledger import Ledger, canonical_json
 from verdictpack.evidence.live._extract import canonical_choice, extract_choice, model_id_of
 from verdictpack.evidence.live._limits import EndpointLimits
-from verdictpack.evidence.live._prices import Price, call_cost, max_call_cost
+from verdictpack.evidence.live._prices import (
+    Price,
+    call_cost,
+    max_call_cost,
+    prompt_token_bound,
+)
 from verdictpack.evidence.live._profiles import Sampling, chat_url, request_body
 from verdictpack.evidence.live._prompts import PromptTemplate, render_messages
 from verdictpack.evidence.live._retry import RetryPolicy, send_with_retries
@@ -193,11 +202,6 @@ class LiveOutcome:
     cancelled: int = 0
     cancelled_cost: float = 0.0
     seconds: float = 0.0
-
-
-def _prompt_tokens(messages: Sequence[Mapping[str, str]]) -> int:
-    """A generous estimate of a prompt's tokens for the budget check (a token per 3 chars)."""
-    return math.ceil(sum(len(m.get("content", "")) for m in messages) / 3) + 16
 
 
 # markers standing for a root's id and its messages in a cell's key template (build_cells)
@@ -414,6 +418,29 @@ async def run_live(
             queues[j.endpoint + "\x00" + j.model].put_nowait(c)
     rng = random.Random(seed)
 
+    # each judge's worst cases scaled by the largest billed/worst-case ratio seen (docstring)
+    scale = dict.fromkeys(by_name, 1.0)
+
+    def worst_case(c: Cell) -> float:
+        """The cell's call at its prompt's bound and max_tokens, unscaled."""
+        judge = by_name[c.judge]
+        messages = c.body.get("messages", [])
+        return max_call_cost(judge.price, prompt_token_bound(messages), judge.sampling.max_tokens)
+
+    def observe(c: Cell, cost: float, worst: float) -> None:
+        """A call of ``c`` billed ``cost`` against its unscaled worst case ``worst``."""
+        if cost > worst * scale[c.judge] and worst > 0.0:
+            scale[c.judge] = cost / worst
+
+    for c in cells:  # the answers of earlier runs: a cheap screen before the exact bound
+        held = results.get(c.key)
+        if held is None or held.cost <= 0.0:
+            continue
+        judge = by_name[c.judge]
+        chars = sum(len(str(m.get("content") or "")) for m in c.body.get("messages", []))
+        if held.cost > max_call_cost(judge.price, chars, judge.sampling.max_tokens):
+            observe(c, held.cost, worst_case(c))
+
     def fits(estimate: float) -> bool:
         """The hard cap: everything the ledger counts (answers, failures and cancellations at
         their cost, sent calls unsettled at their worst case), the sent calls not yet in it,
@@ -424,9 +451,8 @@ async def run_live(
 
     async def ask(c: Cell) -> None:
         judge = by_name[c.judge]
-        estimate = max_call_cost(
-            judge.price, _prompt_tokens(c.body.get("messages", [])), judge.sampling.max_tokens
-        )
+        worst = worst_case(c)
+        estimate = worst * scale[c.judge]
         if not fits(estimate):
             raise _OverBudget
         in_flight[c.key] = estimate  # until its answer is recorded (or the call fails)
@@ -493,10 +519,12 @@ async def run_live(
                 )
                 if tries < _MALFORMED_TRIES:  # billed all the same: its usage, else worst case
                     spent = _cost_of(judge.price, None, response.body, estimate)
+                    observe(c, spent, worst)
                     writes.append((ledger.record_failed, (key, spent, "malformed body"), None))
             # a 200 costs its usage; without one (a body cut off or silent) its worst case
             usage = _reported_usage(data, response.body)
             cost = _cost_of(judge.price, data, response.body, estimate)
+            observe(c, cost, worst)
             if data is None:  # paid for, unreadable: an invalid judgment, never a lost one
                 data = {}
             extraction = extract_choice(data, judge.prompt.labels)
