@@ -624,6 +624,7 @@ class _Server:
                 "content": [{**_logprob(first_token, p_first), "top_logprobs": top}],
                 "refusal": None,
             }
+        prompt_tokens = self._prompt_tokens(request)
         answer = {
             "id": "chatcmpl-" + hashlib.sha256(self._seed + body).hexdigest()[:24],
             "object": "chat.completion",
@@ -632,9 +633,9 @@ class _Server:
             "system_fingerprint": "fp_verdictpack_test",
             "choices": [choice],
             "usage": {
-                "prompt_tokens": self._prompt_tokens(request),
+                "prompt_tokens": prompt_tokens,
                 "completion_tokens": 1,
-                "total_tokens": self._prompt_tokens(request) + 1,
+                "total_tokens": prompt_tokens + 1,
             },
         }
         logged = {
